@@ -1,0 +1,57 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// Tool is a capability the model can call (tools.md §1). Implementations must be safe for concurrent
+// Execute calls: the agent runs the calls of one assistant message in parallel.
+type Tool interface {
+	// Name is the tool name the model uses, e.g. "read".
+	Name() string
+	// Description is the text the model reads to decide when to call the tool.
+	Description() string
+	// Parameters is the JSON Schema (draft 2020-12 compatible) of the arguments object.
+	Parameters() json.RawMessage
+	// Execute runs one call. args has been validated against Parameters. onUpdate, never nil,
+	// may be called any number of times with a cumulative partial result before Execute returns.
+	// An error becomes an error tool result whose text is err.Error(); ctx is cancelled on abort.
+	Execute(ctx context.Context, call Call, onUpdate func(Result)) (Result, error)
+}
+
+// Call is one invocation of a tool.
+type Call struct {
+	ID   string         // the model's tool call id
+	Name string         // the tool name
+	Args map[string]any // decoded, validated arguments
+}
+
+// Result is what a tool returns: content for the model, details for front-ends and the session.
+type Result struct {
+	Content []llm.Content `json:"content"`
+	Details any           `json:"details,omitempty"`
+	// IsError marks a result that reports a failure without being a Go error (for example bash
+	// with a non-zero exit code).
+	IsError bool `json:"-"`
+	// Terminate asks the agent to stop after this batch of tool calls; it takes effect only when
+	// every result of the batch terminates (events.md §3.6).
+	Terminate bool `json:"-"`
+}
+
+// TextResult returns a result with one text block.
+func TextResult(text string, details any) Result {
+	return Result{Content: []llm.Content{llm.Text(text)}, Details: details}
+}
+
+// Labeler is optionally implemented by a tool with a human label for front-ends.
+type Labeler interface{ Label() string }
+
+// Prompter is optionally implemented by a tool that contributes to the default system prompt:
+// a one-line snippet for the "Available tools" list and guideline bullets (config-and-resources.md §12).
+type Prompter interface {
+	PromptSnippet() string
+	PromptGuidelines() []string
+}

@@ -1,0 +1,526 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// ErrBusy is returned by Prompt and Continue while a run is in progress.
+var ErrBusy = errors.New("agent: a run is already in progress; queue the message with Steer or FollowUp")
+
+// QueueMode says how many queued messages are delivered at once.
+type QueueMode string
+
+// Queue delivery modes.
+const (
+	OneAtATime QueueMode = "one-at-a-time"
+	All        QueueMode = "all"
+)
+
+// Config is what an Agent needs to run. Provider and Model are required.
+type Config struct {
+	Provider      llm.Provider
+	Model         *llm.Model
+	SystemPrompt  string
+	ThinkingLevel string
+	Tools         []tool.Tool
+	Hooks         Hooks
+	// Sequential runs tool calls one after another instead of in parallel.
+	Sequential bool
+	// SteeringMode and FollowUpMode default to OneAtATime.
+	SteeringMode QueueMode
+	FollowUpMode QueueMode
+	// Now returns the current time; nil means time.Now (tests pin it).
+	Now func() time.Time
+}
+
+// Agent runs prompts against a provider with tools. Its methods are safe for concurrent use;
+// only one run is active at a time.
+type Agent struct {
+	mu       sync.Mutex // guards cfg, messages, queues, running, cancel, subs
+	cfg      Config
+	messages []llm.Message
+	steer    []llm.Message
+	followUp []llm.Message
+	running  bool
+	cancel   context.CancelFunc
+	subs     []func(Event)
+	emitMu   sync.Mutex // serialises event delivery
+}
+
+// New returns an Agent with cfg and an empty context.
+func New(cfg Config) *Agent {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SteeringMode == "" {
+		cfg.SteeringMode = OneAtATime
+	}
+	if cfg.FollowUpMode == "" {
+		cfg.FollowUpMode = OneAtATime
+	}
+	return &Agent{cfg: cfg}
+}
+
+// Subscribe adds fn to the event subscribers; it returns a function that removes it. Subscribers
+// run synchronously in subscription order on the emitting goroutine, one event at a time.
+func (a *Agent) Subscribe(fn func(Event)) (unsubscribe func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.subs = append(a.subs, fn)
+	idx := len(a.subs) - 1
+	return func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if idx < len(a.subs) {
+			a.subs[idx] = nil
+		}
+	}
+}
+
+// Configure applies fn to the configuration under the agent's lock; changes apply from the next
+// provider request.
+func (a *Agent) Configure(fn func(*Config)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	fn(&a.cfg)
+}
+
+// Config returns a copy of the current configuration.
+func (a *Agent) Config() Config {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg
+}
+
+// Messages returns a copy of the context (the slice; messages are shared, do not mutate them).
+func (a *Agent) Messages() []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]llm.Message(nil), a.messages...)
+}
+
+// SetMessages replaces the context, e.g. when a session is loaded. It fails while running.
+func (a *Agent) SetMessages(msgs []llm.Message) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running {
+		return ErrBusy
+	}
+	a.messages = append([]llm.Message(nil), msgs...)
+	return nil
+}
+
+// IsRunning reports whether a run is in progress.
+func (a *Agent) IsRunning() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.running
+}
+
+// Steer queues a message delivered after the current turn's tool calls finish, before the next
+// provider request.
+func (a *Agent) Steer(m llm.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.steer = append(a.steer, m)
+}
+
+// FollowUp queues a message delivered when the agent would otherwise stop.
+func (a *Agent) FollowUp(m llm.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.followUp = append(a.followUp, m)
+}
+
+// QueuedMessages returns copies of the steering and follow-up queues.
+func (a *Agent) QueuedMessages() (steer, followUp []llm.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]llm.Message(nil), a.steer...), append([]llm.Message(nil), a.followUp...)
+}
+
+// ClearQueues empties both queues and returns what they held.
+func (a *Agent) ClearQueues() (steer, followUp []llm.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	steer, followUp = a.steer, a.followUp
+	a.steer, a.followUp = nil, nil
+	return steer, followUp
+}
+
+// HasQueuedMessages reports whether a steering or follow-up message is waiting.
+func (a *Agent) HasQueuedMessages() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.steer) > 0 || len(a.followUp) > 0
+}
+
+// Abort cancels the active run, if any. The partial assistant message is kept with stop reason
+// "aborted"; running tools see their context cancelled.
+func (a *Agent) Abort() {
+	a.mu.Lock()
+	cancel := a.cancel
+	a.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// Prompt adds msgs (usually one user message) to the context and runs until the model stops
+// calling tools and the queues are empty, or ctx is cancelled, or the provider fails. A provider
+// failure is not a Go error: it ends the run with an assistant message whose stop reason is
+// "error" (read it from the context or the events). The error is ErrBusy or ctx's error only.
+func (a *Agent) Prompt(ctx context.Context, msgs ...llm.Message) error {
+	return a.run(ctx, msgs)
+}
+
+// Continue runs from the current context without a new message (after an error or to deliver
+// queued messages). The last message must not be an assistant message unless queued messages wait.
+func (a *Agent) Continue(ctx context.Context) error {
+	a.mu.Lock()
+	n := len(a.messages)
+	last := ""
+	if n > 0 {
+		last = a.messages[n-1].Role
+	}
+	queued := len(a.steer) + len(a.followUp)
+	a.mu.Unlock()
+	if n == 0 {
+		return errors.New("agent: nothing to continue: the context is empty")
+	}
+	if last == llm.RoleAssistant && queued == 0 {
+		return errors.New("agent: cannot continue from an assistant message")
+	}
+	return a.run(ctx, nil)
+}
+
+func (a *Agent) emit(e Event) {
+	a.emitMu.Lock()
+	defer a.emitMu.Unlock()
+	a.mu.Lock()
+	subs := a.subs
+	a.mu.Unlock()
+	for _, fn := range subs {
+		if fn != nil {
+			fn(e)
+		}
+	}
+}
+
+func (a *Agent) appendMessage(m llm.Message) {
+	a.mu.Lock()
+	a.messages = append(a.messages, m)
+	a.mu.Unlock()
+}
+
+func (a *Agent) dequeue(steering bool) []llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	q, mode := &a.followUp, a.cfg.FollowUpMode
+	if steering {
+		q, mode = &a.steer, a.cfg.SteeringMode
+	}
+	if len(*q) == 0 {
+		return nil
+	}
+	if mode == All {
+		out := *q
+		*q = nil
+		return out
+	}
+	out := (*q)[:1:1]
+	*q = (*q)[1:]
+	return out
+}
+
+// run is the loop of one prompt: events.md §3.5 and §1.7.
+func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
+	ctx, cancel := context.WithCancel(parent)
+	a.mu.Lock()
+	if a.running {
+		a.mu.Unlock()
+		cancel()
+		return ErrBusy
+	}
+	a.running, a.cancel = true, cancel
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		a.running, a.cancel = false, nil
+		a.mu.Unlock()
+		cancel()
+	}()
+
+	var added []llm.Message
+	addMsg := func(m llm.Message) *llm.Message {
+		a.emit(Event{Type: EventMessageStart, Message: &m})
+		a.appendMessage(m)
+		added = append(added, m)
+		a.emit(Event{Type: EventMessageEnd, Message: &m})
+		return &m
+	}
+
+	a.emit(Event{Type: EventAgentStart})
+	turn := 0
+	pending := prompts
+	if len(pending) == 0 {
+		pending = a.dequeue(true)
+	}
+	firstTurn := true
+	for {
+		if !firstTurn {
+			turn++
+		}
+		firstTurn = false
+		a.emit(Event{Type: EventTurnStart, TurnIndex: turn, Timestamp: a.cfg.Now().UnixMilli()})
+		for _, m := range pending {
+			addMsg(m)
+		}
+		pending = nil
+
+		assistant := a.streamAssistant(ctx)
+		added = append(added, assistant)
+		if assistant.StopReason == llm.StopError || assistant.StopReason == llm.StopAborted {
+			a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant})
+			break
+		}
+		var results []llm.Message
+		terminate := false
+		if calls := assistant.ToolCalls(); len(calls) > 0 {
+			results, terminate = a.runTools(ctx, calls)
+			for i := range results {
+				results[i] = *addMsg(results[i])
+			}
+		}
+		a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant, ToolResults: results})
+		if ctx.Err() != nil {
+			break
+		}
+		if steer := a.dequeue(true); len(steer) > 0 {
+			pending = steer
+			continue
+		}
+		if len(results) > 0 && !terminate {
+			continue
+		}
+		if fu := a.dequeue(false); len(fu) > 0 {
+			pending = fu
+			continue
+		}
+		break
+	}
+	a.emit(Event{Type: EventAgentEnd, Messages: added})
+	return nil
+}
+
+// streamAssistant makes one provider request and streams the assistant message, emitting
+// message_start at the first stream event, message_update per delta and message_end at the end.
+func (a *Agent) streamAssistant(ctx context.Context) llm.Message {
+	cfg := a.Config()
+	msgs := a.Messages()
+	if cfg.Hooks.TransformContext != nil {
+		cp := make([]llm.Message, len(msgs))
+		for i := range msgs {
+			cp[i] = msgs[i].Clone()
+		}
+		msgs = cfg.Hooks.TransformContext(ctx, cp)
+	}
+	req := &llm.Request{
+		Model:         cfg.Model,
+		SystemPrompt:  cfg.SystemPrompt,
+		Messages:      ConvertToLLM(msgs),
+		ThinkingLevel: llm.ClampThinkingLevel(cfg.Model, cfg.ThinkingLevel),
+	}
+	for _, t := range cfg.Tools {
+		req.Tools = append(req.Tools, llm.ToolSpec{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters()})
+	}
+	started := false
+	var final llm.Message
+	if cfg.Hooks.PrepareRequest != nil {
+		if err := cfg.Hooks.PrepareRequest(ctx, req); err != nil {
+			b := llm.NewBuilder(cfg.Model, nil)
+			final = b.Fail(err.Error(), ctx.Err() != nil, cfg.Model)
+		}
+	}
+	if final.Role == "" {
+		final = cfg.Provider.Stream(ctx, req, func(ev llm.Event) {
+			if !started {
+				started = true
+				start := ev.Partial.Clone()
+				start.StopReason = llm.StopStop
+				a.emit(Event{Type: EventMessageStart, Message: &start})
+			}
+			if ev.Type == llm.EventStart || ev.Type == llm.EventDone || ev.Type == llm.EventError {
+				return
+			}
+			a.emit(Event{Type: EventMessageUpdate, Message: ev.Partial, StreamEvent: &ev})
+		})
+	}
+	if !started {
+		start := final.Clone()
+		start.Content = []llm.Content{}
+		a.emit(Event{Type: EventMessageStart, Message: &start})
+	}
+	a.appendMessage(final)
+	a.emit(Event{Type: EventMessageEnd, Message: &final})
+	return final
+}
+
+// toolRun is one tool call of a batch as it moves through preflight and execution.
+type toolRun struct {
+	call   tool.Call
+	tool   tool.Tool
+	result tool.Result
+	isErr  bool
+	done   bool // finalised during preflight (not executed)
+}
+
+// runTools executes the calls of one assistant message per events.md §1.7 and returns the
+// toolResult messages in source order and whether every result asked to terminate.
+func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Message, bool) {
+	cfg := a.Config()
+	byName := make(map[string]tool.Tool, len(cfg.Tools))
+	for _, t := range cfg.Tools {
+		byName[t.Name()] = t
+	}
+	runs := make([]*toolRun, len(calls))
+	for i, c := range calls {
+		args := c.Arguments
+		if args == nil {
+			args = map[string]any{}
+		}
+		r := &toolRun{call: tool.Call{ID: c.ID, Name: c.Name, Args: args}}
+		runs[i] = r
+		a.emit(Event{Type: EventToolExecutionStart, ToolCallID: c.ID, ToolName: c.Name, Args: args})
+		fail := func(msg string, terminate bool) {
+			r.result = tool.Result{Content: []llm.Content{llm.Text(msg)}, Details: map[string]any{}, Terminate: terminate}
+			r.isErr, r.done = true, true
+			a.finishTool(r)
+		}
+		if ctx.Err() != nil {
+			fail("Operation aborted", false)
+			continue
+		}
+		t, ok := byName[c.Name]
+		if !ok {
+			fail(fmt.Sprintf("Tool %s not found", c.Name), false)
+			continue
+		}
+		r.tool = t
+		if c.ArgumentsError != "" {
+			fail(c.ArgumentsError+"\nCall the tool again with a valid JSON object as its arguments.", false)
+			continue
+		}
+		if msg := validateArgs(c.Name, t.Parameters(), args); msg != "" {
+			fail(msg, false)
+			continue
+		}
+		if cfg.Hooks.BeforeToolCall != nil {
+			block, err := safeBeforeToolCall(ctx, cfg.Hooks.BeforeToolCall, &r.call)
+			if err != nil {
+				fail(fmt.Sprintf("Tool call blocked: %v", err), false)
+				continue
+			}
+			if block != nil {
+				reason := block.Reason
+				if reason == "" {
+					reason = "Tool execution was blocked"
+				}
+				fail(reason, block.Terminate)
+				continue
+			}
+		}
+	}
+
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		if r.done {
+			continue
+		}
+		if cfg.Sequential {
+			a.execute(ctx, cfg, r)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.execute(ctx, cfg, r)
+		}()
+	}
+	wg.Wait()
+
+	now := a.cfg.Now().UnixMilli()
+	out := make([]llm.Message, len(runs))
+	terminate := len(runs) > 0
+	for i, r := range runs {
+		content := r.result.Content
+		if content == nil {
+			content = []llm.Content{}
+		}
+		out[i] = llm.Message{
+			Role:       llm.RoleToolResult,
+			ToolCallID: r.call.ID,
+			ToolName:   r.call.Name,
+			Content:    content,
+			Details:    r.result.Details,
+			IsError:    r.isErr,
+			Timestamp:  now,
+		}
+		terminate = terminate && r.result.Terminate
+	}
+	return out, terminate
+}
+
+func safeBeforeToolCall(ctx context.Context, fn func(context.Context, *tool.Call) (*Block, error), call *tool.Call) (b *Block, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, fmt.Errorf("the tool_call handler panicked: %v", p)
+		}
+	}()
+	return fn(ctx, call)
+}
+
+// execute runs one preflighted call, applies AfterToolCall and emits tool_execution_end.
+func (a *Agent) execute(ctx context.Context, cfg Config, r *toolRun) {
+	update := func(p tool.Result) {
+		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: r.call.ID, ToolName: r.call.Name, Args: r.call.Args, Result: &p})
+	}
+	res, err := safeExecute(ctx, r.tool, r.call, update)
+	if err != nil {
+		res = tool.Result{Content: []llm.Content{llm.Text(err.Error())}, Details: map[string]any{}}
+		r.isErr = true
+	} else if res.IsError {
+		r.isErr = true
+	}
+	if cfg.Hooks.AfterToolCall != nil {
+		res.IsError = r.isErr
+		res = cfg.Hooks.AfterToolCall(ctx, r.call, res)
+		r.isErr = res.IsError
+	}
+	r.result = res
+	a.finishTool(r)
+}
+
+func safeExecute(ctx context.Context, t tool.Tool, call tool.Call, update func(tool.Result)) (res tool.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("tool %s crashed: %v", call.Name, p)
+		}
+	}()
+	if ctx.Err() != nil {
+		return res, errors.New("Operation aborted")
+	}
+	return t.Execute(ctx, call, update)
+}
+
+func (a *Agent) finishTool(r *toolRun) {
+	res := r.result
+	a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: r.call.ID, ToolName: r.call.Name, Result: &res, IsError: r.isErr})
+}

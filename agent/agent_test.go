@@ -1,0 +1,257 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// scripted is a provider that plays turns through llm.Builder, as real providers do.
+type scripted struct {
+	mu    sync.Mutex
+	turns []func(b *llm.Builder) llm.Message
+	reqs  []*llm.Request
+}
+
+var testModel = &llm.Model{ID: "m", Provider: "p", API: "test"}
+
+func (s *scripted) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) llm.Message {
+	s.mu.Lock()
+	i := len(s.reqs)
+	s.reqs = append(s.reqs, req)
+	s.mu.Unlock()
+	b := llm.NewBuilder(req.Model, emit)
+	if i >= len(s.turns) {
+		return b.Fail("script exhausted", false, req.Model)
+	}
+	return s.turns[i](b)
+}
+
+func textTurn(text string) func(*llm.Builder) llm.Message {
+	return func(b *llm.Builder) llm.Message {
+		i := b.StartText()
+		b.AppendText(i, text)
+		return b.Finish(llm.StopStop, testModel)
+	}
+}
+
+func callsTurn(calls ...[3]string) func(*llm.Builder) llm.Message {
+	return func(b *llm.Builder) llm.Message {
+		for _, c := range calls {
+			i := b.StartToolCall(c[0], c[1])
+			b.AppendToolArgs(i, c[2])
+			b.End(i)
+		}
+		return b.Finish(llm.StopToolUse, testModel)
+	}
+}
+
+// sleepTool sleeps for args.ms milliseconds and echoes its id.
+type sleepTool struct{}
+
+func (sleepTool) Name() string        { return "sleep" }
+func (sleepTool) Description() string { return "sleeps" }
+func (sleepTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{"ms":{"type":"number"}},"required":["ms"]}`)
+}
+func (sleepTool) Execute(ctx context.Context, c tool.Call, up func(tool.Result)) (tool.Result, error) {
+	up(tool.TextResult("working", nil))
+	select {
+	case <-time.After(time.Duration(c.Args["ms"].(float64)) * time.Millisecond):
+	case <-ctx.Done():
+		return tool.Result{}, ctx.Err()
+	}
+	return tool.TextResult("slept "+c.ID, nil), nil
+}
+
+func record(a *Agent) func() []string {
+	var mu sync.Mutex
+	var got []string
+	a.Subscribe(func(e Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		s := e.Type
+		switch e.Type {
+		case EventMessageStart, EventMessageEnd:
+			s += ":" + e.Message.Role
+		case EventToolExecutionStart, EventToolExecutionEnd:
+			s += ":" + e.ToolCallID
+		case EventToolExecutionUpdate, EventMessageUpdate:
+			return
+		}
+		got = append(got, s)
+	})
+	return func() []string { mu.Lock(); defer mu.Unlock(); return append([]string(nil), got...) }
+}
+
+func TestParallelToolOrder(t *testing.T) {
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		callsTurn([3]string{"a", "sleep", `{"ms":60}`}, [3]string{"b", "sleep", `{"ms":1}`}),
+		textTurn("done"),
+	}}
+	a := New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{sleepTool{}}})
+	events := record(a)
+	if err := a.Prompt(context.Background(), llm.UserText("go", nil, 1)); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"agent_start", "turn_start", "message_start:user", "message_end:user",
+		"message_start:assistant", "message_end:assistant",
+		"tool_execution_start:a", "tool_execution_start:b",
+		"tool_execution_end:b", "tool_execution_end:a", // completion order
+		"message_start:toolResult", "message_end:toolResult", // source order: a then b
+		"message_start:toolResult", "message_end:toolResult",
+		"turn_end", "turn_start",
+		"message_start:assistant", "message_end:assistant", "turn_end", "agent_end",
+	}
+	if got := events(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("events:\n got %v\nwant %v", got, want)
+	}
+	msgs := a.Messages()
+	if msgs[2].ToolCallID != "a" || msgs[3].ToolCallID != "b" {
+		t.Fatalf("tool results not in source order: %+v", msgs)
+	}
+	// The second request carries the whole history.
+	if n := len(p.reqs[1].Messages); n != 4 {
+		t.Fatalf("second request has %d messages, want 4", n)
+	}
+}
+
+func TestBadToolCallsBecomeErrorResults(t *testing.T) {
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		callsTurn(
+			[3]string{"a", "sleep", `{"ms": 1`},    // malformed JSON
+			[3]string{"b", "sleep", `{"ms":"x"}`},  // schema violation
+			[3]string{"c", "nope", `{}`},           // unknown tool
+			[3]string{"d", "sleep", `{"ms":"1"}`}), // coerced string number
+		textTurn("ok"),
+	}}
+	a := New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{sleepTool{}}})
+	if err := a.Prompt(context.Background(), llm.UserText("go", nil, 1)); err != nil {
+		t.Fatal(err)
+	}
+	msgs := a.Messages()
+	checks := []struct {
+		isErr bool
+		has   string
+	}{{true, "not a JSON object"}, {true, "Validation failed"}, {true, "Tool nope not found"}, {false, "slept d"}}
+	for i, c := range checks {
+		m := msgs[2+i]
+		txt := llm.TextOf(m.Content, "")
+		if m.IsError != c.isErr || !strings.Contains(txt, c.has) {
+			t.Errorf("result %d: isError=%v text=%q, want isError=%v containing %q", i, m.IsError, txt, c.isErr, c.has)
+		}
+	}
+}
+
+func TestBeforeToolCallBlocksAndPanicsFailClosed(t *testing.T) {
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		callsTurn([3]string{"a", "sleep", `{"ms":1}`}, [3]string{"b", "sleep", `{"ms":1}`}),
+		textTurn("ok"),
+	}}
+	a := New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{sleepTool{}}, Hooks: Hooks{
+		BeforeToolCall: func(_ context.Context, c *tool.Call) (*Block, error) {
+			if c.ID == "a" {
+				return &Block{Reason: "no a"}, nil
+			}
+			panic("boom")
+		},
+	}})
+	if err := a.Prompt(context.Background(), llm.UserText("go", nil, 1)); err != nil {
+		t.Fatal(err)
+	}
+	msgs := a.Messages()
+	if txt := llm.TextOf(msgs[2].Content, ""); !msgs[2].IsError || txt != "no a" {
+		t.Errorf("blocked call: %q", txt)
+	}
+	if txt := llm.TextOf(msgs[3].Content, ""); !msgs[3].IsError || !strings.Contains(txt, "boom") {
+		t.Errorf("panicking hook must block: %q", txt)
+	}
+}
+
+func TestTerminateOnlyWhenAllTerminate(t *testing.T) {
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		callsTurn([3]string{"a", "sleep", `{"ms":1}`}),
+		textTurn("not reached"),
+	}}
+	a := New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{sleepTool{}}, Hooks: Hooks{
+		BeforeToolCall: func(context.Context, *tool.Call) (*Block, error) {
+			return &Block{Reason: "stop here", Terminate: true}, nil
+		},
+	}})
+	a.Prompt(context.Background(), llm.UserText("go", nil, 1))
+	if len(p.reqs) != 1 {
+		t.Fatalf("terminate ignored: %d requests", len(p.reqs))
+	}
+}
+
+func TestAbortKeepsPartialMessage(t *testing.T) {
+	started := make(chan struct{})
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		func(b *llm.Builder) llm.Message {
+			i := b.StartText()
+			b.AppendText(i, "partial")
+			close(started)
+			time.Sleep(50 * time.Millisecond)
+			return b.Fail("", true, testModel)
+		},
+	}}
+	a := New(Config{Provider: p, Model: testModel})
+	go func() { <-started; a.Abort() }()
+	a.Prompt(context.Background(), llm.UserText("go", nil, 1))
+	msgs := a.Messages()
+	last := msgs[len(msgs)-1]
+	if last.StopReason != llm.StopAborted || llm.TextOf(last.Content, "") != "partial" {
+		t.Fatalf("last message: %+v", last)
+	}
+}
+
+func TestSteerAndFollowUp(t *testing.T) {
+	var a *Agent
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		func(b *llm.Builder) llm.Message {
+			a.Steer(llm.UserText("steer", nil, 2))
+			a.FollowUp(llm.UserText("follow", nil, 3))
+			return callsTurn([3]string{"a", "sleep", `{"ms":1}`})(b)
+		},
+		textTurn("after steer"),
+		textTurn("after follow-up"),
+	}}
+	a = New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{sleepTool{}}})
+	a.Prompt(context.Background(), llm.UserText("go", nil, 1))
+	var roles []string
+	for _, m := range a.Messages() {
+		roles = append(roles, m.Role+":"+llm.TextOf(m.Content, ""))
+	}
+	want := "user:go assistant: toolResult:slept a user:steer assistant:after steer user:follow assistant:after follow-up"
+	if strings.Join(roles, " ") != want {
+		t.Fatalf("got %v", roles)
+	}
+}
+
+func TestConvertRepairsOrphans(t *testing.T) {
+	call := llm.Content{Type: llm.ContentToolCall, ID: "x", Name: "sleep"}
+	in := []llm.Message{
+		{Role: llm.RoleUser, Content: []llm.Content{llm.Text("hi")}},
+		{Role: llm.RoleAssistant, Content: []llm.Content{call}, StopReason: llm.StopToolUse},
+		{Role: llm.RoleToolResult, ToolCallID: "zzz"},
+		{Role: llm.RoleUser, Content: []llm.Content{llm.Text("again")}},
+		{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("half")}, StopReason: llm.StopAborted},
+		{Role: llm.RoleCustom, Content: []llm.Content{llm.Text("note")}},
+	}
+	out := ConvertToLLM(in)
+	var got []string
+	for _, m := range out {
+		got = append(got, m.Role+":"+llm.TextOf(m.Content, ""))
+	}
+	want := "user:hi assistant: toolResult:No result provided user:again user:note"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("got %v", got)
+	}
+}

@@ -1,0 +1,36 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// Hooks are the points where the session and the extension runner act on a run. Every field is
+// optional. Hooks are called from the loop goroutine, except AfterToolCall, which runs on the
+// goroutine of the finished tool call (calls of one batch finish concurrently).
+type Hooks struct {
+	// TransformContext receives a deep copy of the messages about to be sent (before conversion to
+	// provider roles) and returns the list to send. Used by the `context` event (events.md §3.4).
+	TransformContext func(ctx context.Context, messages []llm.Message) []llm.Message
+
+	// BeforeToolCall runs after tool_execution_start and argument validation, before execution
+	// (`tool_call`, events.md §3.6). It may edit call.Args in place. A non-nil Block stops the call.
+	// An error blocks the call too (fail-closed), with the error as the reason.
+	BeforeToolCall func(ctx context.Context, call *tool.Call) (*Block, error)
+
+	// AfterToolCall may replace the result of an executed call (`tool_result`, events.md §3.6).
+	AfterToolCall func(ctx context.Context, call tool.Call, result tool.Result) tool.Result
+
+	// PrepareRequest is called before every provider request to fill per-request fields that can
+	// change during a run (API key, headers, provider hooks). It may return an error, which ends
+	// the turn with an error assistant message.
+	PrepareRequest func(ctx context.Context, req *llm.Request) error
+}
+
+// Block is a BeforeToolCall veto.
+type Block struct {
+	Reason    string // shown to the model as the error text; empty: "Tool execution was blocked"
+	Terminate bool   // ask the agent to stop after this batch (events.md §3.6)
+}

@@ -1,0 +1,52 @@
+package resource
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestContextFilesOrder(t *testing.T) {
+	root := t.TempDir()
+	agent := filepath.Join(root, "agent")
+	proj := filepath.Join(root, "a", "b")
+	for _, d := range []string{agent, proj} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.WriteFile(filepath.Join(agent, "AGENTS.md"), []byte("global"), 0o644)
+	os.WriteFile(filepath.Join(root, "a", "CLAUDE.md"), []byte("outer"), 0o644)
+	os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("inner"), 0o644)
+	os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("ignored: AGENTS.md wins"), 0o644)
+	files := LoadContextFiles(agent, proj)
+	var got []string
+	for _, f := range files {
+		got = append(got, f.Content)
+	}
+	if strings.Join(got, ",") != "global,outer,inner" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestBuildSystemPrompt(t *testing.T) {
+	p := BuildSystemPrompt(PromptOptions{
+		Tools:        []PromptTool{{Name: "read", Snippet: "Read file contents", Guidelines: []string{"Use read."}}},
+		AppendPrompt: "EXTRA",
+		ContextFiles: []ContextFile{{Path: "/p/AGENTS.md", Content: "rules\n"}},
+		Cwd:          "/p",
+		Now:          time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC),
+	})
+	for _, want := range []string{"- read: Read file contents", "- Use read.", "EXTRA", "## /p/AGENTS.md\n\nrules", "Current date: 2026-11-29\nCurrent working directory: /p"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+	if !strings.HasSuffix(p, "Current working directory: /p") {
+		t.Errorf("prompt must end with the cwd line")
+	}
+	custom := BuildSystemPrompt(PromptOptions{CustomPrompt: "ONLY", Cwd: "/p"})
+	if !strings.HasPrefix(custom, "ONLY\nCurrent date:") {
+		t.Errorf("custom prompt: %q", custom)
+	}
+}

@@ -1,0 +1,374 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// Thinking budgets in tokens per thinking level, for models with reasoning.
+var thinkingBudgets = map[string]int{
+	llm.ThinkingMinimal: 1024,
+	llm.ThinkingLow:     2048,
+	llm.ThinkingMedium:  8192,
+	llm.ThinkingHigh:    16384,
+	llm.ThinkingXHigh:   32000,
+}
+
+const (
+	defaultMaxTokens = 32000 // cap of the default max_tokens taken from the model
+	minAnswerTokens  = 1024  // room left for the answer when a thinking budget must shrink
+	minBudgetTokens  = 1024  // the smallest budget the API accepts
+)
+
+type payload struct {
+	Model     string          `json:"model"`
+	Messages  []message       `json:"messages"`
+	System    []*textBlock    `json:"system,omitempty"`
+	MaxTokens int             `json:"max_tokens"`
+	Stream    bool            `json:"stream"`
+	Tools     []toolParam     `json:"tools,omitempty"`
+	Thinking  *thinkingParams `json:"thinking,omitempty"`
+}
+
+type message struct {
+	Role    string `json:"role"`
+	Content []any  `json:"content"`
+}
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+var ephemeral = &cacheControl{Type: "ephemeral"}
+
+type textBlock struct {
+	Type         string        `json:"type"`
+	Text         string        `json:"text"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+type imageBlock struct {
+	Type         string        `json:"type"`
+	Source       imageSource   `json:"source"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type thinkingBlock struct {
+	Type      string `json:"type"`
+	Thinking  string `json:"thinking"`
+	Signature string `json:"signature"`
+}
+
+type redactedThinkingBlock struct {
+	Type string `json:"type"`
+	Data string `json:"data"`
+}
+
+type toolUseBlock struct {
+	Type  string         `json:"type"`
+	ID    string         `json:"id"`
+	Name  string         `json:"name"`
+	Input map[string]any `json:"input"`
+}
+
+type toolResultBlock struct {
+	Type         string        `json:"type"`
+	ToolUseID    string        `json:"tool_use_id"`
+	Content      any           `json:"content,omitempty"`
+	IsError      bool          `json:"is_error"`
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type toolParam struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+type thinkingParams struct {
+	Type         string `json:"type"`
+	BudgetTokens int    `json:"budget_tokens"`
+}
+
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// buildPayload converts req into the Messages API request body.
+func buildPayload(req *llm.Request) *payload {
+	m := req.Model
+	p := &payload{Model: m.ID, Stream: true, Messages: convertMessages(m, req.Messages)}
+	if req.SystemPrompt != "" {
+		p.System = []*textBlock{{Type: "text", Text: req.SystemPrompt, CacheControl: ephemeral}}
+	}
+	markCache(p.Messages)
+
+	p.MaxTokens = req.MaxTokens
+	if p.MaxTokens <= 0 {
+		p.MaxTokens = min(m.MaxTokens, defaultMaxTokens)
+		if p.MaxTokens <= 0 {
+			p.MaxTokens = 4096
+		}
+	}
+	if level := llm.ClampThinkingLevel(m, req.ThinkingLevel); level != llm.ThinkingOff {
+		p.MaxTokens, p.Thinking = withThinking(p.MaxTokens, m.MaxTokens, thinkingBudgets[level])
+	}
+
+	for _, t := range req.Tools {
+		schema := t.Parameters
+		if len(schema) == 0 {
+			schema = emptySchema
+		}
+		p.Tools = append(p.Tools, toolParam{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	return p
+}
+
+// withThinking grows maxTokens by the budget so the answer keeps its room, within the model's
+// limit (0: unknown), and shrinks the budget when the limit leaves less than that. It returns nil
+// thinking when no budget the API accepts fits.
+func withThinking(maxTokens, modelMax, budget int) (int, *thinkingParams) {
+	maxTokens += budget
+	if modelMax > 0 && maxTokens > modelMax {
+		maxTokens = modelMax
+	}
+	if maxTokens <= budget {
+		budget = maxTokens - minAnswerTokens
+	}
+	if budget < minBudgetTokens {
+		return maxTokens, nil
+	}
+	return maxTokens, &thinkingParams{Type: "enabled", BudgetTokens: budget}
+}
+
+// markCache puts a cache breakpoint on the last block of the last message when it is the user's,
+// so the whole conversation so far is cached for the next turn.
+func markCache(msgs []message) {
+	if len(msgs) == 0 {
+		return
+	}
+	last := msgs[len(msgs)-1]
+	if last.Role != "user" || len(last.Content) == 0 {
+		return
+	}
+	switch b := last.Content[len(last.Content)-1].(type) {
+	case *textBlock:
+		b.CacheControl = ephemeral
+	case *imageBlock:
+		b.CacheControl = ephemeral
+	case *toolResultBlock:
+		b.CacheControl = ephemeral
+	}
+}
+
+// convertMessages turns the conversation into Messages API messages: tool results become
+// tool_result blocks of a user message, consecutive ones merged into one message.
+func convertMessages(m *llm.Model, msgs []llm.Message) []message {
+	msgs = normalize(msgs)
+	out := make([]message, 0, len(msgs))
+	for i := range msgs {
+		msg := &msgs[i]
+		switch msg.Role {
+		case llm.RoleUser:
+			if content := userContent(m, msg.Content); len(content) > 0 {
+				out = append(out, message{Role: "user", Content: content})
+			}
+		case llm.RoleAssistant:
+			if content := assistantContent(m, msg); len(content) > 0 {
+				out = append(out, message{Role: "assistant", Content: content})
+			}
+		case llm.RoleToolResult:
+			block := &toolResultBlock{
+				Type:      "tool_result",
+				ToolUseID: toolCallID(msg.ToolCallID),
+				Content:   toolResultContent(m, msg.Content),
+				IsError:   msg.IsError,
+			}
+			if n := len(out); n > 0 && out[n-1].Role == "user" && isToolResults(out[n-1].Content) {
+				out[n-1].Content = append(out[n-1].Content, block)
+			} else {
+				out = append(out, message{Role: "user", Content: []any{block}})
+			}
+		}
+	}
+	return out
+}
+
+func isToolResults(content []any) bool {
+	for _, c := range content {
+		if _, ok := c.(*toolResultBlock); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+const imageOmitted = "(image omitted: the model does not accept images)"
+
+// userContent converts user blocks. The API rejects blank text blocks, so they are dropped.
+func userContent(m *llm.Model, blocks []llm.Content) []any {
+	var out []any
+	for _, c := range blocks {
+		switch c.Type {
+		case llm.ContentText:
+			if strings.TrimSpace(c.Text) != "" {
+				out = append(out, &textBlock{Type: "text", Text: c.Text})
+			}
+		case llm.ContentImage:
+			out = append(out, image(m, c))
+		}
+	}
+	return out
+}
+
+func image(m *llm.Model, c llm.Content) any {
+	if !m.SupportsImages() {
+		return &textBlock{Type: "text", Text: imageOmitted}
+	}
+	return &imageBlock{Type: "image", Source: imageSource{Type: "base64", MediaType: c.MimeType, Data: c.Data}}
+}
+
+// toolResultContent is a string when the result is text only, else text and image blocks;
+// nil (no content) when it is empty.
+func toolResultContent(m *llm.Model, blocks []llm.Content) any {
+	textOnly := true
+	for _, c := range blocks {
+		if c.Type == llm.ContentImage {
+			textOnly = false
+		}
+	}
+	if textOnly {
+		if s := llm.TextOf(blocks, "\n"); s != "" {
+			return s
+		}
+		return nil
+	}
+	var out []any
+	for _, c := range blocks {
+		switch c.Type {
+		case llm.ContentText:
+			if strings.TrimSpace(c.Text) != "" {
+				out = append(out, &textBlock{Type: "text", Text: c.Text})
+			}
+		case llm.ContentImage:
+			out = append(out, image(m, c))
+		}
+	}
+	return out
+}
+
+// assistantContent converts an assistant message. Thinking is sent back as thinking only to the
+// model that signed it; otherwise its text becomes a text block and redacted thinking is dropped.
+func assistantContent(m *llm.Model, msg *llm.Message) []any {
+	sameModel := msg.API == m.API && msg.Provider == m.Provider && msg.Model == m.ID
+	var out []any
+	for _, c := range msg.Content {
+		switch c.Type {
+		case llm.ContentText:
+			if strings.TrimSpace(c.Text) != "" {
+				out = append(out, &textBlock{Type: "text", Text: c.Text})
+			}
+		case llm.ContentThinking:
+			switch {
+			case c.Redacted:
+				if sameModel && c.ThinkingSignature != "" {
+					out = append(out, &redactedThinkingBlock{Type: "redacted_thinking", Data: c.ThinkingSignature})
+				}
+			case sameModel && c.ThinkingSignature != "":
+				out = append(out, &thinkingBlock{Type: "thinking", Thinking: c.Thinking, Signature: c.ThinkingSignature})
+			case strings.TrimSpace(c.Thinking) != "":
+				out = append(out, &textBlock{Type: "text", Text: c.Thinking})
+			}
+		case llm.ContentToolCall:
+			input := c.Arguments
+			if input == nil {
+				input = map[string]any{}
+			}
+			out = append(out, &toolUseBlock{Type: "tool_use", ID: toolCallID(c.ID), Name: c.Name, Input: input})
+		}
+	}
+	return out
+}
+
+// toolCallID makes an id of another provider acceptable to Anthropic, which allows only
+// [a-zA-Z0-9_-] and 64 characters. It is a pure function, so a call and its result still match.
+func toolCallID(id string) string {
+	ok := len(id) <= 64
+	for i := 0; ok && i < len(id); i++ {
+		ok = isIDByte(id[i])
+	}
+	if ok {
+		return id
+	}
+	b := []byte(id)
+	for i, c := range b {
+		if !isIDByte(c) {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 64 {
+		b = b[:64]
+	}
+	return string(b)
+}
+
+func isIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// normalize prepares a conversation for the API: assistant messages that ended in an error or an
+// abort are dropped (their content may stop anywhere), tool results that do not answer a call of
+// the assistant message just before them are dropped, and a tool call left without a result gets
+// an error result, since the API rejects a tool_use that is not answered right after it.
+func normalize(msgs []llm.Message) []llm.Message {
+	out := make([]llm.Message, 0, len(msgs))
+	var pending []llm.Content     // tool calls of the last kept assistant message
+	answered := map[string]bool{} // ids of pending calls answered so far
+	flush := func() {
+		for _, c := range pending {
+			if !answered[c.ID] {
+				out = append(out, llm.Message{
+					Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
+					Content: []llm.Content{llm.Text("No result provided")}, IsError: true,
+				})
+			}
+		}
+		pending = nil
+		clear(answered)
+	}
+	isPending := func(id string) bool {
+		for _, c := range pending {
+			if c.ID == id {
+				return true
+			}
+		}
+		return false
+	}
+	for _, msg := range msgs {
+		switch msg.Role {
+		case llm.RoleAssistant:
+			flush()
+			if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted {
+				continue
+			}
+			out = append(out, msg)
+			pending = msg.ToolCalls()
+		case llm.RoleToolResult:
+			if isPending(msg.ToolCallID) && !answered[msg.ToolCallID] {
+				answered[msg.ToolCallID] = true
+				out = append(out, msg)
+			}
+		case llm.RoleUser:
+			flush()
+			out = append(out, msg)
+		}
+	}
+	flush()
+	return out
+}

@@ -28,56 +28,18 @@ const (
 // The input is not modified.
 func ConvertToLLM(msgs []llm.Message) []llm.Message {
 	out := make([]llm.Message, 0, len(msgs))
-	var open []llm.Content // tool calls of the last assistant message still waiting for a result
-	answered := map[string]bool{}
-	closeOpen := func() {
-		for _, c := range open {
-			if !answered[c.ID] {
-				out = append(out, llm.Message{
-					Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
-					Content: []llm.Content{llm.Text("No result provided")}, IsError: true,
-				})
-			}
-		}
-		open = nil
-	}
 	for i := range msgs {
 		m := &msgs[i]
 		switch m.Role {
-		case llm.RoleAssistant:
-			if m.StopReason == llm.StopError || m.StopReason == llm.StopAborted {
-				continue
-			}
-			closeOpen()
-			out = append(out, *m)
-			open = m.ToolCalls()
-			answered = map[string]bool{}
-		case llm.RoleToolResult:
-			known := false
-			for _, c := range open {
-				if c.ID == m.ToolCallID {
-					known = true
-				}
-			}
-			if !known || answered[m.ToolCallID] {
-				continue
-			}
-			answered[m.ToolCallID] = true
-			out = append(out, *m)
-		case llm.RoleUser:
-			closeOpen()
+		case llm.RoleUser, llm.RoleAssistant, llm.RoleToolResult:
 			out = append(out, *m)
 		default:
-			u, ok := derivedUserMessage(m)
-			if !ok {
-				continue
+			if u, ok := derivedUserMessage(m); ok {
+				out = append(out, u)
 			}
-			closeOpen()
-			out = append(out, u)
 		}
 	}
-	closeOpen()
-	return out
+	return llm.RepairToolCalls(out)
 }
 
 func derivedUserMessage(m *llm.Message) (llm.Message, bool) {

@@ -170,7 +170,7 @@ func markCache(msgs []message) {
 // convertMessages turns the conversation into Messages API messages: tool results become
 // tool_result blocks of a user message, consecutive ones merged into one message.
 func convertMessages(m *llm.Model, msgs []llm.Message) []message {
-	msgs = normalize(msgs)
+	msgs = llm.RepairToolCalls(msgs)
 	out := make([]message, 0, len(msgs))
 	for i := range msgs {
 		msg := &msgs[i]
@@ -320,55 +320,4 @@ func toolCallID(id string) string {
 
 func isIDByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
-
-// normalize prepares a conversation for the API: assistant messages that ended in an error or an
-// abort are dropped (their content may stop anywhere), tool results that do not answer a call of
-// the assistant message just before them are dropped, and a tool call left without a result gets
-// an error result, since the API rejects a tool_use that is not answered right after it.
-func normalize(msgs []llm.Message) []llm.Message {
-	out := make([]llm.Message, 0, len(msgs))
-	var pending []llm.Content     // tool calls of the last kept assistant message
-	answered := map[string]bool{} // ids of pending calls answered so far
-	flush := func() {
-		for _, c := range pending {
-			if !answered[c.ID] {
-				out = append(out, llm.Message{
-					Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
-					Content: []llm.Content{llm.Text("No result provided")}, IsError: true,
-				})
-			}
-		}
-		pending = nil
-		clear(answered)
-	}
-	isPending := func(id string) bool {
-		for _, c := range pending {
-			if c.ID == id {
-				return true
-			}
-		}
-		return false
-	}
-	for _, msg := range msgs {
-		switch msg.Role {
-		case llm.RoleAssistant:
-			flush()
-			if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted {
-				continue
-			}
-			out = append(out, msg)
-			pending = msg.ToolCalls()
-		case llm.RoleToolResult:
-			if isPending(msg.ToolCallID) && !answered[msg.ToolCallID] {
-				answered[msg.ToolCallID] = true
-				out = append(out, msg)
-			}
-		case llm.RoleUser:
-			flush()
-			out = append(out, msg)
-		}
-	}
-	flush()
-	return out
 }

@@ -86,57 +86,6 @@ func callID(id string) string {
 // newCallID makes a tool call id for a server that sent none.
 func newCallID() string { return "call_" + strings.ToLower(rand.Text()[:24]) }
 
-// normalize prepares a conversation for the API: assistant messages that ended in an error or an
-// abort are dropped (their content may stop anywhere), tool results that do not answer a call of
-// the assistant message just before them are dropped, and a tool call left without a result gets
-// an error result, since the APIs reject unanswered calls.
-func normalize(msgs []llm.Message) []llm.Message {
-	out := make([]llm.Message, 0, len(msgs))
-	var pending []llm.Content     // tool calls of the last kept assistant message
-	answered := map[string]bool{} // ids of pending calls answered so far
-	flush := func() {
-		for _, c := range pending {
-			if !answered[c.ID] {
-				out = append(out, llm.Message{
-					Role: llm.RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
-					Content: []llm.Content{llm.Text("No result provided")}, IsError: true,
-				})
-			}
-		}
-		pending = nil
-		clear(answered)
-	}
-	isPending := func(id string) bool {
-		for _, c := range pending {
-			if c.ID == id {
-				return true
-			}
-		}
-		return false
-	}
-	for _, msg := range msgs {
-		switch msg.Role {
-		case llm.RoleAssistant:
-			flush()
-			if msg.StopReason == llm.StopError || msg.StopReason == llm.StopAborted {
-				continue
-			}
-			out = append(out, msg)
-			pending = msg.ToolCalls()
-		case llm.RoleToolResult:
-			if isPending(msg.ToolCallID) && !answered[msg.ToolCallID] {
-				answered[msg.ToolCallID] = true
-				out = append(out, msg)
-			}
-		case llm.RoleUser:
-			flush()
-			out = append(out, msg)
-		}
-	}
-	flush()
-	return out
-}
-
 // toolResultImages returns the image blocks of a tool result, which both APIs take only in a
 // user message.
 func toolResultImages(msg *llm.Message) []llm.Content {

@@ -216,7 +216,7 @@ func setThinking(p *chatPayload, m *llm.Model, level string) {
 // chatMessages converts the system prompt and conversation to Chat Completions messages.
 func chatMessages(req *llm.Request) []any {
 	m := req.Model
-	msgs := normalize(req.Messages)
+	msgs := llm.RepairToolCalls(req.Messages)
 	out := make([]any, 0, len(msgs)+1)
 	if req.SystemPrompt != "" {
 		out = append(out, &chatText{Role: systemRole(m), Content: req.SystemPrompt})

@@ -158,7 +158,7 @@ func responsesPayload(req *llm.Request) *respPayload {
 // responsesInput converts the system prompt and conversation to input items.
 func responsesInput(req *llm.Request) []any {
 	m := req.Model
-	msgs := normalize(req.Messages)
+	msgs := llm.RepairToolCalls(req.Messages)
 	out := make([]any, 0, len(msgs)+1)
 	if req.SystemPrompt != "" {
 		out = append(out, &respText{Role: systemRole(m), Content: req.SystemPrompt})

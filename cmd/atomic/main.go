@@ -1,0 +1,415 @@
+// Command atomic is the coding agent's binary: it parses the command line, resolves the model and
+// the session, and runs print or JSON mode (config-and-resources.md §16, rpc-and-json.md §7–§9).
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/llm/replay"
+	jsonmode "github.com/atomic-cli/atomic/mode/json"
+	printmode "github.com/atomic-cli/atomic/mode/print"
+	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/resource"
+	"github.com/atomic-cli/atomic/session"
+	"github.com/atomic-cli/atomic/store"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+func main() {
+	os.Exit(Main(os.Args[1:]))
+}
+
+// exitError carries a process exit code through cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// Main runs atomic with args on the process's streams and returns the exit code.
+func Main(args []string) int {
+	opts := &Options{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		StdinIsTTY: isTerminal(os.Stdin), StdoutIsTTY: isTerminal(os.Stdout),
+		Getenv: os.Getenv,
+	}
+	return execute(opts, args)
+}
+
+func execute(opts *Options, args []string) int {
+	cmd := newRootCmd(opts, run)
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		fmt.Fprintf(opts.Stderr, "Error: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// run is the whole command once flags are parsed.
+func run(o *Options) error {
+	if o.Version {
+		fmt.Fprintln(o.Stdout, version)
+		return nil
+	}
+	switch o.Mode {
+	case "", "text", "json":
+	case "rpc":
+		return errors.New("--mode rpc is not available yet")
+	default:
+		return fmt.Errorf("unknown --mode %q (use text or json)", o.Mode)
+	}
+	if o.Thinking != "" && !llm.ValidThinkingLevel(o.Thinking) {
+		fmt.Fprintf(o.Stderr, "Warning: unknown thinking level %q (use %s); ignoring it\n", o.Thinking, strings.Join(llm.ThinkingLevels, ", "))
+		o.Thinking = ""
+	}
+
+	agentDir := o.agentDir()
+	reg, warnings := model.Load(agentDir)
+	for _, w := range warnings {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+	}
+	if o.ListModels {
+		search := ""
+		if len(o.Messages) > 0 {
+			search = o.Messages[0]
+		}
+		fmt.Fprint(o.Stdout, model.FormatList(reg.Available(), search))
+		return nil
+	}
+
+	prompts, err := o.prompts()
+	if err != nil {
+		return err
+	}
+	if len(prompts) == 0 {
+		if o.StdinIsTTY && o.StdoutIsTTY && !o.Print && o.Mode == "" {
+			return errors.New("the interactive terminal UI is not available yet: pass a prompt with -p \"…\" (see atomic --help)")
+		}
+		return errors.New("no prompt given: pass a message as an argument or pipe it on stdin")
+	}
+
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("cannot read the working directory: %w", err)
+	}
+	st, err := o.openStore(agentDir, cwd)
+	if err != nil {
+		return err
+	}
+	if n := st.SkippedLines(); n > 0 {
+		fmt.Fprintf(o.Stderr, "Warning: %s: skipped %d unreadable line(s)\n", st.SessionFile(), n)
+	}
+
+	var httpClient *http.Client
+	var mdl *llm.Model
+	thinking := o.Thinking
+	if o.Replay != "" {
+		f, err := replay.Load(o.Replay)
+		if err != nil {
+			return err
+		}
+		httpClient = f.HTTPClient()
+		mdl = replayModel(f.API)
+	} else {
+		mdl, thinking, err = o.resolveModel(reg, st, thinking)
+		if err != nil {
+			return err
+		}
+		if o.APIKey != "" {
+			reg.SetRuntimeAPIKey(mdl.Provider, o.APIKey)
+		}
+	}
+
+	tools, err := o.tools(cwd)
+	if err != nil {
+		return err
+	}
+	sess, err := session.New(session.Options{
+		Store:         st,
+		Registry:      regOrNil(reg, o.Replay == ""),
+		Model:         mdl,
+		ThinkingLevel: thinking,
+		Tools:         tools,
+		SystemPrompt:  o.systemPrompt(agentDir, cwd, tools),
+		HTTPClient:    httpClient,
+		OnError:       func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
+	})
+	if err != nil {
+		return err
+	}
+
+	ctx, stop := signalContext()
+	defer stop()
+	var code int
+	if o.Mode == "json" {
+		code = jsonmode.Run(ctx, sess, prompts, o.Stdout, o.Stderr)
+	} else {
+		code = printmode.Run(ctx, sess, prompts, o.Stdout, o.Stderr)
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, which aborts the run cleanly (the
+// partial message is saved); a second signal ends the process at once.
+func signalContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+			if n == 1 {
+				cancel()
+				continue
+			}
+			os.Exit(130)
+		}
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func (o *Options) agentDir() string {
+	for _, k := range []string{"ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"} {
+		if v := o.Getenv(k); v != "" {
+			return model.ExpandHome(v)
+		}
+	}
+	return model.AgentDir()
+}
+
+// prompts assembles the prompts (rpc-and-json.md §8): piped stdin is the first message; the text
+// of @files is put before the first message; every further message is a later prompt.
+func (o *Options) prompts() ([]printmode.Prompt, error) {
+	msgs := o.Messages
+	if !o.StdinIsTTY && o.Stdin != nil {
+		b, err := io.ReadAll(o.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		if s := strings.TrimSpace(string(b)); s != "" {
+			msgs = append([]string{s}, msgs...)
+		}
+	}
+	var fileText strings.Builder
+	var images []llm.Content
+	for _, f := range o.Files {
+		text, img, err := readAttachment(f)
+		if err != nil {
+			return nil, err
+		}
+		fileText.WriteString(text)
+		if img != nil {
+			images = append(images, *img)
+		}
+	}
+	if fileText.Len() > 0 || len(images) > 0 {
+		first := ""
+		if len(msgs) > 0 {
+			first, msgs = msgs[0], msgs[1:]
+		}
+		msgs = append([]string{fileText.String() + first}, msgs...)
+	}
+	out := make([]printmode.Prompt, 0, len(msgs))
+	for i, m := range msgs {
+		p := printmode.Prompt{Text: m}
+		if i == 0 {
+			p.Images = images
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// readAttachment reads an @file argument: text files become a <file> block, images an
+// attachment plus an empty <file> tag; empty files are skipped.
+func readAttachment(path string) (string, *llm.Content, error) {
+	abs, err := filepath.Abs(tool.ResolveReadPath(path, mustGetwd()))
+	if err != nil {
+		return "", nil, err
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot read @%s: %w", path, err)
+	}
+	if len(b) == 0 {
+		return "", nil, nil
+	}
+	if mime := imageMIME(b); mime != "" {
+		img := llm.Image(base64.StdEncoding.EncodeToString(b), mime)
+		return fmt.Sprintf("<file name=%q></file>\n", abs), &img, nil
+	}
+	return fmt.Sprintf("<file name=%q>\n%s\n</file>\n", abs, string(b)), nil, nil
+}
+
+// imageMIME returns the MIME type of a jpeg, png, gif or webp image by its magic bytes, else "".
+func imageMIME(b []byte) string {
+	switch m := http.DetectContentType(b); m {
+	case "image/jpeg", "image/png", "image/gif", "image/webp":
+		return m
+	}
+	return ""
+}
+
+func mustGetwd() string {
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// openStore opens the session the flags ask for (session-format.md §11).
+func (o *Options) openStore(agentDir, cwd string) (*store.Session, error) {
+	if o.NoSession {
+		return store.InMemory(cwd), nil
+	}
+	dir := o.SessionDir
+	if dir == "" {
+		for _, k := range []string{"ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"} {
+			if v := o.Getenv(k); v != "" {
+				dir = model.ExpandHome(v)
+				break
+			}
+		}
+	}
+	if dir == "" {
+		dir = store.DefaultSessionDir(agentDir, cwd)
+	}
+	switch {
+	case o.Session != "" || o.Resume != "":
+		arg := o.Session
+		if arg == "" {
+			arg = o.Resume
+		}
+		m, err := store.FindSession(cwd, dir, arg)
+		if err != nil {
+			return nil, err
+		}
+		st, err := store.Open(m.Path, "")
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	case o.Continue:
+		return store.ContinueRecent(cwd, dir)
+	}
+	return store.Create(cwd, dir, store.CreateOptions{})
+}
+
+// resolveModel picks the model (config-and-resources.md §9): --model / --provider, else the model
+// the session last used, else the first available one.
+func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking string) (*llm.Model, string, error) {
+	if o.Model != "" {
+		m, level, err := reg.Resolve(o.Model, o.Provider)
+		if err != nil {
+			return nil, "", err
+		}
+		if thinking == "" {
+			thinking = level
+		}
+		return m, thinking, nil
+	}
+	if o.Provider != "" {
+		id := model.DefaultModelID(o.Provider)
+		if m := reg.Find(o.Provider, id); m != nil {
+			return m, thinking, nil
+		}
+		for _, m := range reg.All() {
+			if m.Provider == o.Provider {
+				return m, thinking, nil
+			}
+		}
+		return nil, "", fmt.Errorf("unknown provider %q (see atomic --list-models)", o.Provider)
+	}
+	if ref := st.BuildContext().Model; ref != nil {
+		if m := reg.Find(ref.Provider, ref.ModelID); m != nil && reg.HasAuth(m.Provider) {
+			return m, thinking, nil
+		}
+	}
+	m, err := reg.Default()
+	return m, thinking, err
+}
+
+// tools returns the active built-in tools per --tools / --no-tools.
+func (o *Options) tools(cwd string) ([]tool.Tool, error) {
+	if o.NoTools {
+		return nil, nil
+	}
+	names := tool.DefaultNames
+	if o.Tools != "" {
+		names = nil
+		known := map[string]bool{}
+		for _, n := range tool.AllNames {
+			known[n] = true
+		}
+		for _, n := range strings.Split(o.Tools, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if !known[n] {
+				fmt.Fprintf(o.Stderr, "Warning: unknown tool %q (built-in tools: %s)\n", n, strings.Join(tool.AllNames, ", "))
+				continue
+			}
+			names = append(names, n)
+		}
+	}
+	return tool.Select(tool.Builtins(cwd, tool.Options{}), names), nil
+}
+
+func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
+	var pts []resource.PromptTool
+	for _, t := range tools {
+		pt := resource.PromptTool{Name: t.Name()}
+		if p, ok := t.(tool.Prompter); ok {
+			pt.Snippet, pt.Guidelines = p.PromptSnippet(), p.PromptGuidelines()
+		}
+		pts = append(pts, pt)
+	}
+	var appendParts []string
+	for _, a := range o.AppendSystemPrompt {
+		appendParts = append(appendParts, resource.ReadTextOrFile(a))
+	}
+	var files []resource.ContextFile
+	if !o.NoContextFiles {
+		files = resource.LoadContextFiles(agentDir, cwd)
+	}
+	return resource.BuildSystemPrompt(resource.PromptOptions{
+		CustomPrompt: resource.ReadTextOrFile(o.SystemPrompt),
+		AppendPrompt: strings.Join(appendParts, "\n\n"),
+		Tools:        pts,
+		ContextFiles: files,
+		Cwd:          cwd,
+	})
+}
+
+// replayModel is the model a replay file plays: its API decides which real provider code parses it.
+func replayModel(api string) *llm.Model {
+	return &llm.Model{
+		ID: "replay", Name: "replay", API: api, Provider: "replay",
+		BaseURL: "http://replay.invalid", Input: []string{"text"},
+		ContextWindow: 200000, MaxTokens: 8192,
+	}
+}
+
+func regOrNil(reg *model.Registry, use bool) *model.Registry {
+	if use {
+		return reg
+	}
+	return nil
+}

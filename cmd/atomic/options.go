@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is the release of atomic; set at build time with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+// Options is the parsed command line (config-and-resources.md §16).
+type Options struct {
+	Print              bool
+	Mode               string
+	Continue           bool
+	Resume             string
+	Session            string
+	SessionDir         string
+	NoSession          bool
+	Provider           string
+	Model              string
+	APIKey             string
+	Thinking           string
+	ListModels         bool
+	SystemPrompt       string
+	AppendSystemPrompt []string
+	Tools              string
+	NoTools            bool
+	NoContextFiles     bool
+	Version            bool
+	Offline            bool
+	Verbose            bool
+	Replay             string
+
+	// Messages are the positional prompts; Files the @path attachments, in order.
+	Messages []string
+	Files    []string
+
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// StdinIsTTY and StdoutIsTTY say whether the streams are terminals.
+	StdinIsTTY, StdoutIsTTY bool
+	// Getenv reads the environment (tests inject theirs).
+	Getenv func(string) string
+}
+
+// newRootCmd builds the cobra command that parses into opts and calls run.
+func newRootCmd(opts *Options, run func(*Options) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "atomic [options] [@files...] [messages...]",
+		Short: "atomic — an extensible coding agent",
+		Long: `atomic is a coding agent: give it a task and it reads, edits and runs code in the
+current directory with the tools it has, saving the conversation as a resumable session.
+
+Examples:
+  atomic -p "fix the failing test"          run one prompt, print the answer
+  echo "explain main.go" | atomic -p        prompt from stdin
+  atomic --mode json "list the files"       stream every event as JSON lines
+  atomic -c -p "now add a test"             continue the most recent session here
+  atomic --model anthropic/claude-sonnet-4-5 -p "…"
+  atomic --list-models                      models you have credentials for`,
+		Args:          cobra.ArbitraryArgs,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, a := range args {
+				if strings.HasPrefix(a, "@") && len(a) > 1 {
+					opts.Files = append(opts.Files, a[1:])
+				} else {
+					opts.Messages = append(opts.Messages, a)
+				}
+			}
+			return run(opts)
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompts, print the final answer and exit")
+	f.StringVar(&opts.Mode, "mode", "", "output mode: text (same as -p) or json (one event per line)")
+	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recent session of this directory")
+	f.StringVarP(&opts.Resume, "resume", "r", "", "resume a session by id, id prefix or file path")
+	f.StringVar(&opts.Session, "session", "", "use this session file (created if it does not exist)")
+	f.StringVar(&opts.SessionDir, "session-dir", "", "directory for session files")
+	f.BoolVar(&opts.NoSession, "no-session", false, "do not save the session")
+	f.StringVar(&opts.Provider, "provider", "", "provider of the model (anthropic, openai, google, or one from models.json)")
+	f.StringVar(&opts.Model, "model", "", "model: id, provider/id or a partial name, with an optional :thinking suffix")
+	f.StringVar(&opts.APIKey, "api-key", "", "API key for the chosen model's provider (not saved)")
+	f.StringVar(&opts.Thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
+	f.BoolVar(&opts.ListModels, "list-models", false, "list the models you have credentials for and exit (a message filters them)")
+	f.StringVar(&opts.SystemPrompt, "system-prompt", "", "replace the base system prompt (text or a file)")
+	f.StringArrayVar(&opts.AppendSystemPrompt, "append-system-prompt", nil, "append to the system prompt (text or a file; repeatable)")
+	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls)")
+	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools")
+	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md")
+	f.BoolVar(&opts.Offline, "offline", false, "no start-up network operations")
+	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
+	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")
+	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")
+	cmd.SetIn(opts.Stdin)
+	cmd.SetOut(opts.Stdout)
+	cmd.SetErr(opts.Stderr)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w\nRun 'atomic --help' for usage.", err)
+	})
+	return cmd
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

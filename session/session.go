@@ -1,0 +1,200 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/store"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// Options configure New. Store, Model and Provider-resolution inputs are required as noted.
+type Options struct {
+	// Store holds the session's entries (required). Its context becomes the agent's context.
+	Store *store.Session
+	// Registry resolves API keys and headers per request; nil sends no key.
+	Registry *model.Registry
+	// Model is the model to use (required).
+	Model *llm.Model
+	// ThinkingLevel is the requested level; it is clamped to the model. "" keeps the session's
+	// stored level ("off" for a new session).
+	ThinkingLevel string
+	// Tools are the active tools.
+	Tools []tool.Tool
+	// SystemPrompt is the assembled system prompt.
+	SystemPrompt string
+	// HTTPClient sends provider requests; nil is http.DefaultClient (the replay provider plugs its
+	// transport in here).
+	HTTPClient *http.Client
+	// Provider streams the model's API; nil picks ProviderFor(Model.API).
+	Provider llm.Provider
+	// OnError receives problems that must not stop the run (a failed session write); nil ignores them.
+	OnError func(error)
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Session is a live agent session.
+type Session struct {
+	agent *agent.Agent
+	store *store.Session
+	reg   *model.Registry
+	http  *http.Client
+	onErr func(error)
+	now   func() time.Time
+
+	mu       sync.Mutex // guards model, thinking
+	model    *llm.Model
+	thinking string
+}
+
+// New binds an agent to the store: it loads the store's context for the current leaf, records
+// the model and thinking level as entries when they differ from what the session last used (a new
+// session records both, as pi does), and persists every message the agent ends from then on.
+func New(o Options) (*Session, error) {
+	if o.Store == nil {
+		return nil, errors.New("session: no store")
+	}
+	if o.Model == nil {
+		return nil, errors.New("session: no model")
+	}
+	p := o.Provider
+	if p == nil {
+		var err error
+		if p, err = ProviderFor(o.Model.API); err != nil {
+			return nil, fmt.Errorf("session: model %s/%s: %w", o.Model.Provider, o.Model.ID, err)
+		}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.OnError == nil {
+		o.OnError = func(error) {}
+	}
+	sc := o.Store.BuildContext()
+	thinking := o.ThinkingLevel
+	if thinking == "" {
+		thinking = sc.ThinkingLevel
+	}
+	thinking = llm.ClampThinkingLevel(o.Model, thinking)
+
+	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking}
+	s.agent = agent.New(agent.Config{
+		Provider:      p,
+		Model:         o.Model,
+		SystemPrompt:  o.SystemPrompt,
+		ThinkingLevel: thinking,
+		Tools:         o.Tools,
+		Now:           o.Now,
+		Hooks:         agent.Hooks{PrepareRequest: s.prepareRequest},
+	})
+	if err := s.agent.SetMessages(sc.Messages); err != nil {
+		return nil, err
+	}
+	if sc.Model == nil || sc.Model.Provider != o.Model.Provider || sc.Model.ModelID != o.Model.ID {
+		if _, err := o.Store.AppendModelChange(o.Model.Provider, o.Model.ID); err != nil {
+			return nil, fmt.Errorf("session: record model: %w", err)
+		}
+	}
+	if len(sc.Messages) == 0 || sc.ThinkingLevel != thinking {
+		if _, err := o.Store.AppendThinkingLevelChange(thinking); err != nil {
+			return nil, fmt.Errorf("session: record thinking level: %w", err)
+		}
+	}
+	s.agent.Subscribe(s.persist)
+	return s, nil
+}
+
+// persist appends every ended message to the store, in event order.
+func (s *Session) persist(e agent.Event) {
+	if e.Type != agent.EventMessageEnd || e.Message == nil {
+		return
+	}
+	if _, err := s.store.AppendMessage(*e.Message); err != nil {
+		s.onErr(fmt.Errorf("session: saving a %s message: %w", e.Message.Role, err))
+	}
+}
+
+// prepareRequest fills the per-request fields: the API key and headers of the model's provider
+// (resolved now, so a `!command` or rotated key is read fresh), the HTTP client and session id.
+func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
+	req.HTTPClient = s.http
+	req.SessionID = s.store.SessionID()
+	if s.reg == nil || req.Model == nil {
+		return nil
+	}
+	key, err := s.reg.APIKey(req.Model.Provider)
+	if err != nil && !errors.Is(err, model.ErrNoAPIKey) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("no API key for provider %q: %w", req.Model.Provider, err)
+	}
+	req.APIKey = key
+	req.Headers = s.reg.Headers(req.Model)
+	return nil
+}
+
+// Prompt sends a user message with optional images and runs the agent until it settles. Provider
+// failures end the run with an error assistant message (see Messages), not a Go error; the error
+// is agent.ErrBusy when a run is active.
+func (s *Session) Prompt(ctx context.Context, text string, images []llm.Content) error {
+	return s.agent.Prompt(ctx, llm.UserText(text, images, s.now().UnixMilli()))
+}
+
+// Steer queues a message for delivery before the next provider request of the active run.
+func (s *Session) Steer(text string, images []llm.Content) {
+	s.agent.Steer(llm.UserText(text, images, s.now().UnixMilli()))
+}
+
+// FollowUp queues a message for delivery when the active run would otherwise stop.
+func (s *Session) FollowUp(text string, images []llm.Content) {
+	s.agent.FollowUp(llm.UserText(text, images, s.now().UnixMilli()))
+}
+
+// Abort cancels the active run; the partial assistant message is kept with stop reason aborted.
+func (s *Session) Abort() { s.agent.Abort() }
+
+// Subscribe adds an event listener (called in emission order, after the session has persisted
+// the message of a message_end) and returns its remover.
+func (s *Session) Subscribe(fn func(agent.Event)) func() { return s.agent.Subscribe(fn) }
+
+// Messages returns the agent context (the current branch's messages).
+func (s *Session) Messages() []llm.Message { return s.agent.Messages() }
+
+// Store returns the session store.
+func (s *Session) Store() *store.Session { return s.store }
+
+// Agent returns the agent loop.
+func (s *Session) Agent() *agent.Agent { return s.agent }
+
+// Model returns the active model.
+func (s *Session) Model() *llm.Model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.model
+}
+
+// ThinkingLevel returns the effective thinking level.
+func (s *Session) ThinkingLevel() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.thinking
+}
+
+// HeaderJSON returns the session header line as stored (JSON mode's first line).
+func (s *Session) HeaderJSON() []byte {
+	h := s.store.Header()
+	b, err := h.MarshalJSON()
+	if err != nil {
+		return []byte(`{"type":"session"}`)
+	}
+	return b
+}

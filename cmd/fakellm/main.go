@@ -2,6 +2,7 @@
 // the Anthropic Messages, OpenAI Chat Completions or OpenAI Responses APIs) by hand:
 //
 //	fakellm [-addr 127.0.0.1:0] scenario.json
+//	fakellm -replay-out replay.json [-api anthropic-messages] scenario.json
 //
 // The scenario is a fakellm script (see internal/fakellm.Script), for example a pi fixture
 // scenario. fakellm prints the base URL, logs one line per request to stderr, and runs until
@@ -22,12 +23,15 @@ import (
 	"time"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/llm/replay"
 )
 
 // options are the parsed command line.
 type options struct {
-	addr     string
-	scenario string
+	addr      string
+	scenario  string
+	replayOut string // write a replay file instead of serving
+	api       string // the API of the replay file
 }
 
 func main() {
@@ -48,8 +52,10 @@ func parse(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("fakellm", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&opts.addr, "addr", "127.0.0.1:0", "address to listen on")
+	fs.StringVar(&opts.replayOut, "replay-out", "", "render the scenario into this replay file instead of serving it")
+	fs.StringVar(&opts.api, "api", "anthropic-messages", "API of the replay file written by -replay-out")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: fakellm [-addr host:port] scenario.json")
+		fmt.Fprintln(stderr, "usage: fakellm [-addr host:port] scenario.json\n       fakellm -replay-out replay.json [-api API] scenario.json")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,6 +74,17 @@ func run(ctx context.Context, opts options, stdout, stderr io.Writer) error {
 	script, err := fakellm.LoadScenario(opts.scenario)
 	if err != nil {
 		return err
+	}
+	if opts.replayOut != "" {
+		f, err := replay.FromScript(opts.api, script)
+		if err != nil {
+			return err
+		}
+		if err := f.Save(opts.replayOut); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "fakellm: wrote %s (%d %s turns)\n", opts.replayOut, len(f.Turns), opts.api)
+		return nil
 	}
 	ln, err := net.Listen("tcp", opts.addr)
 	if err != nil {

@@ -4,48 +4,38 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
-var printer = message.NewPrinter(language.English)
+// schemaCache holds resolved argument schemas keyed by the schema's bytes, so a tool registered
+// again with the same schema is resolved once.
+var schemaCache sync.Map // string -> *jsonschema.Resolved or error
 
-// schemaCache holds compiled argument schemas keyed by the schema's bytes, so a tool registered
-// again with the same schema is compiled once.
-var schemaCache sync.Map // string -> *jsonschema.Schema or error
-
-func compileSchema(raw json.RawMessage) (*jsonschema.Schema, error) {
+func compileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 	key := string(raw)
 	if v, ok := schemaCache.Load(key); ok {
 		if err, isErr := v.(error); isErr {
 			return nil, err
 		}
-		return v.(*jsonschema.Schema), nil
+		return v.(*jsonschema.Resolved), nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		err = fmt.Errorf("invalid parameter schema: %w", err)
+		schemaCache.Store(key, err)
+		return nil, err
+	}
+	r, err := s.Resolve(nil)
 	if err != nil {
 		err = fmt.Errorf("invalid parameter schema: %w", err)
 		schemaCache.Store(key, err)
 		return nil, err
 	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("tool-parameters.json", doc); err != nil {
-		schemaCache.Store(key, err)
-		return nil, err
-	}
-	sch, err := c.Compile("tool-parameters.json")
-	if err != nil {
-		err = fmt.Errorf("invalid parameter schema: %w", err)
-		schemaCache.Store(key, err)
-		return nil, err
-	}
-	schemaCache.Store(key, sch)
-	return sch, nil
+	schemaCache.Store(key, r)
+	return r, nil
 }
 
 // validateArgs checks args against the tool's JSON Schema, first coercing scalar strings that a
@@ -66,39 +56,14 @@ func validateArgs(toolName string, schema json.RawMessage, args map[string]any) 
 	if err != nil {
 		return fmt.Sprintf("Validation failed for tool %q: arguments are not JSON: %v", toolName, err)
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(b, &inst); err != nil {
 		return fmt.Sprintf("Validation failed for tool %q: %v", toolName, err)
 	}
 	if err := sch.Validate(inst); err != nil {
-		return fmt.Sprintf("Validation failed for tool %q:\n%s\n\nReceived arguments:\n%s", toolName, describeValidation(err), indentJSON(b))
+		return fmt.Sprintf("Validation failed for tool %q: %s\n\nReceived arguments:\n%s", toolName, strings.TrimPrefix(err.Error(), "validating root: "), indentJSON(b))
 	}
 	return ""
-}
-
-func describeValidation(err error) string {
-	ve, ok := err.(*jsonschema.ValidationError)
-	if !ok {
-		return "  - " + err.Error()
-	}
-	var lines []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			if loc == "/" {
-				loc = "root"
-			}
-			lines = append(lines, fmt.Sprintf("  - %s: %s", loc, e.ErrorKind.LocalizedString(printer)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
 }
 
 func indentJSON(b []byte) string {

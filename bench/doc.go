@@ -1,0 +1,5 @@
+// Package bench holds the end-to-end benchmarks of atomic that the issue targets name: start-up
+// of the real binary, a whole print-mode run against the fake LLM server, and JSON-mode streaming
+// of 10,000 text deltas. They are `go test -bench` benchmarks (never timed assertions); run them
+// with bench/run.sh, which also reports peak RSS.
+package bench

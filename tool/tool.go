@@ -55,3 +55,11 @@ type Prompter interface {
 	PromptSnippet() string
 	PromptGuidelines() []string
 }
+
+// ArgumentPreparer is optionally implemented by a tool that rewrites raw arguments before they
+// are validated against Parameters, to accept older or malformed shapes a model still sends
+// (later pi's prepareArguments; the edit tool folds legacy oldText/newText into edits[]). The
+// agent calls it once per call, before validation; it must not mutate args in place.
+type ArgumentPreparer interface {
+	PrepareArguments(args map[string]any) map[string]any
+}

@@ -1,0 +1,168 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// DefaultFindLimit is the result limit of find when the call gives none (tools.md §9.1).
+const DefaultFindLimit = 1000
+
+// FindOptions configure the find tool.
+type FindOptions struct {
+	// Operations reach the files; nil means LocalFS.
+	Operations FindOperations
+}
+
+// FindDetails is details of a find result (tools.md §9.1); nil when nothing was cut.
+type FindDetails struct {
+	// ResultLimitReached is the limit that cut the result list.
+	ResultLimitReached int         `json:"resultLimitReached,omitempty"`
+	Truncation         *Truncation `json:"truncation,omitempty"`
+}
+
+// Find is the find tool (tools.md §9.1): paths below a directory that match a glob, relative to
+// it, honouring .gitignore files. It walks the tree in-process instead of running fd.
+type Find struct {
+	cwd string
+	ops FindOperations
+}
+
+// NewFind returns the find tool for the session working directory cwd.
+func NewFind(cwd string, opts FindOptions) *Find {
+	if opts.Operations == nil {
+		opts.Operations = LocalFS{}
+	}
+	return &Find{cwd: cwd, ops: opts.Operations}
+}
+
+var findSchema = json.RawMessage(`{"type":"object","required":["pattern"],"properties":{` +
+	`"pattern":{"type":"string","description":"Glob pattern to match, e.g. '*.ts', '**/*.json' or 'src/**/*_test.go'"},` +
+	`"path":{"type":"string","description":"Directory to search in (default: current directory)"},` +
+	`"limit":{"type":"number","description":"Maximum number of results (default: 1000)"}}}`)
+
+// Name implements Tool.
+func (*Find) Name() string { return "find" }
+
+// Label implements Labeler.
+func (*Find) Label() string { return "find" }
+
+// Description implements Tool.
+func (*Find) Description() string {
+	return "Find files and directories by glob pattern. Returns paths relative to the search " +
+		"directory; directories end with '/'. A pattern without '/' matches file names at any " +
+		"depth. Respects .gitignore. Output is limited to " + strconv.Itoa(DefaultFindLimit) +
+		" results or " + strconv.Itoa(DefaultMaxBytes/1024) + "KB, whichever comes first."
+}
+
+// Parameters implements Tool.
+func (*Find) Parameters() json.RawMessage { return findSchema }
+
+// PromptSnippet implements Prompter.
+func (*Find) PromptSnippet() string { return "Find files by glob pattern (respects .gitignore)" }
+
+// PromptGuidelines implements Prompter.
+func (*Find) PromptGuidelines() []string { return nil }
+
+type findParams struct {
+	Pattern string   `json:"pattern"`
+	Path    string   `json:"path"`
+	Limit   *float64 `json:"limit"`
+}
+
+// Execute implements Tool. Results are sorted by path; the first limit are returned. Errors:
+// "Path not found: <abs>", "Not a directory: <abs>", an invalid glob, walk failures, ErrAborted.
+func (t *Find) Execute(ctx context.Context, call Call, _ func(Result)) (Result, error) {
+	p, err := decodeArgs[findParams]("find", call.Args)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkAborted(ctx); err != nil {
+		return Result{}, err
+	}
+	if p.Path == "" {
+		p.Path = "."
+	}
+	root := ResolveToCwd(p.Path, t.cwd)
+	limit := max(intArg(p.Limit, DefaultFindLimit), 1)
+	match, err := globMatcher(p.Pattern)
+	if err != nil {
+		return Result{}, err
+	}
+	fi, err := t.ops.Stat(ctx, root)
+	if err != nil {
+		return Result{}, fmt.Errorf("Path not found: %s", root)
+	}
+	if !fi.IsDir() {
+		return Result{}, fmt.Errorf("Not a directory: %s", root)
+	}
+	var found []string
+	err = t.ops.Walk(ctx, root, func(rel string, typ fs.FileMode) error {
+		if !match(rel) {
+			return nil
+		}
+		if typ.IsDir() {
+			rel += "/"
+		}
+		found = append(found, rel)
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return Result{}, ErrAborted
+		}
+		return Result{}, fmt.Errorf("find: walk %s: %w", root, err)
+	}
+	if len(found) == 0 {
+		return TextResult("No files found matching pattern", nil), nil
+	}
+	sort.Strings(found)
+	var d FindDetails
+	var notices []string
+	if len(found) >= limit {
+		found = found[:limit]
+		d.ResultLimitReached = limit
+		notices = append(notices, fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, 2*limit))
+	}
+	out, tr := truncateListing(strings.Join(found, "\n"))
+	if tr != nil {
+		d.Truncation = tr
+		notices = append(notices, FormatSize(DefaultMaxBytes)+" limit reached")
+	}
+	out += noticeBlock(notices)
+	if d == (FindDetails{}) {
+		return TextResult(out, nil), nil
+	}
+	return TextResult(out, d), nil
+}
+
+// globMatcher compiles a find or grep glob: a pattern with a "/" is matched against the whole
+// relative path ("**" crosses directories), one without against the last element, as fd and
+// ripgrep do. A leading "./" is ignored.
+func globMatcher(pattern string) (func(rel string) bool, error) {
+	pattern = strings.TrimPrefix(pattern, "./")
+	if pattern == "" {
+		return nil, fmt.Errorf("Invalid glob pattern: empty pattern")
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return nil, fmt.Errorf("Invalid glob pattern: %s", pattern)
+	}
+	if strings.Contains(pattern, "/") {
+		return func(rel string) bool {
+			ok, _ := doublestar.Match(pattern, rel)
+			return ok
+		}, nil
+	}
+	return func(rel string) bool {
+		ok, _ := doublestar.Match(pattern, path.Base(rel))
+		return ok
+	}, nil
+}

@@ -1,0 +1,132 @@
+package tool
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGrepHonoursGitignore(t *testing.T) {
+	dir := gitRepo(t)
+	r := mustRun(t, NewGrep(dir, GrepOptions{}), map[string]any{"pattern": "TODO"})
+	want := strings.Join([]string{
+		".hidden/h.go:1: TODO hidden",
+		"main.go:1: package main // TODO root",
+		"nested/app.log:1: TODO nested log",
+		"other/build/x.go:1: TODO nested build",
+		"other/gen/y.go:1: TODO other gen",
+		"src/a.go:1: TODO a",
+		"src/keep.log:1: TODO keep",
+	}, "\n")
+	if text(r) != want || r.Details != nil {
+		t.Errorf("got\n%s\nwant\n%s\ndetails %#v", text(r), want, r.Details)
+	}
+}
+
+func TestGrep(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.txt":     "alpha\nBeta\ngamma\ndelta\nepsilon\n",
+		"b.md":      "beta in markdown\n",
+		"crlf.txt":  "one\r\nbeta two\r\n",
+		"regex.txt": "a.c\nabc\n",
+		"bin.dat":   "beta\x00binary",
+		"sub/c.txt": "x\nbeta\n",
+		"long.txt":  strings.Repeat("q", 600) + "beta\n",
+	})
+	grep := NewGrep(dir, GrepOptions{})
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"case sensitive", map[string]any{"pattern": "beta"},
+			"b.md:1: beta in markdown\ncrlf.txt:2: beta two\nlong.txt:1: " + strings.Repeat("q", 500) + "... [truncated]\nsub/c.txt:2: beta" +
+				"\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]"},
+		{"ignore case with glob", map[string]any{"pattern": "beta", "ignoreCase": true, "glob": "*.txt", "path": "."},
+			"a.txt:2: Beta\ncrlf.txt:2: beta two\nlong.txt:1: " + strings.Repeat("q", 500) + "... [truncated]\nsub/c.txt:2: beta" +
+				"\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]"},
+		{"negated glob", map[string]any{"pattern": "beta", "glob": "!*.txt"}, "b.md:1: beta in markdown"},
+		{"path glob", map[string]any{"pattern": "beta", "glob": "sub/**"}, "sub/c.txt:2: beta"},
+		{"regex", map[string]any{"pattern": "a.c", "path": "regex.txt"}, "regex.txt:1: a.c\nregex.txt:2: abc"},
+		{"literal", map[string]any{"pattern": "a.c", "literal": true}, "regex.txt:1: a.c"},
+		{"literal ignoring case", map[string]any{"pattern": "A.C", "literal": true, "ignoreCase": true}, "regex.txt:1: a.c"},
+		{"context", map[string]any{"pattern": "gamma", "context": 1.0},
+			"a.txt-2- Beta\na.txt:3: gamma\na.txt-4- delta"},
+		{"context at the edges", map[string]any{"pattern": "alpha|epsilon", "context": 2.0, "path": "a.txt"},
+			"a.txt:1: alpha\na.txt-2- Beta\na.txt-3- gamma\na.txt-3- gamma\na.txt-4- delta\na.txt:5: epsilon"},
+		{"single file uses its base name", map[string]any{"pattern": "beta", "path": "sub/c.txt"}, "c.txt:2: beta"},
+		{"limit", map[string]any{"pattern": "a", "path": "a.txt", "limit": 2.0},
+			"a.txt:1: alpha\na.txt:2: Beta\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]"},
+		{"no match", map[string]any{"pattern": "zzz"}, "No matches found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustRun(t, grep, tt.args)
+			if text(r) != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", clip(text(r)), clip(tt.want))
+			}
+		})
+	}
+	r := mustRun(t, grep, map[string]any{"pattern": "a", "path": "a.txt", "limit": 2.0})
+	if d, ok := r.Details.(GrepDetails); !ok || d.MatchLimitReached != 2 || d.LinesTruncated || d.Truncation != nil {
+		t.Errorf("limit details %#v", r.Details)
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"pattern": "x", "path": "missing"}, "Path not found: " + filepath.Join(dir, "missing")},
+		{map[string]any{"pattern": "(unclosed"}, `Invalid regular expression "(unclosed"`},
+	} {
+		if _, err := run(t, grep, tt.args); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%v: err = %v", tt.args, err)
+		}
+	}
+}
+
+func TestGrepByteLimit(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"big.txt": strings.Repeat(strings.Repeat("m", 400)+"\n", 300)})
+	r := mustRun(t, NewGrep(dir, GrepOptions{}), map[string]any{"pattern": "m", "limit": 1000.0})
+	if !strings.HasSuffix(text(r), "\n\n[50.0KB limit reached]") {
+		t.Errorf("tail %q", text(r)[len(text(r))-80:])
+	}
+	if d, ok := r.Details.(GrepDetails); !ok || d.Truncation == nil || d.MatchLimitReached != 0 {
+		t.Errorf("details %#v", r.Details)
+	}
+}
+
+func BenchmarkGrep(b *testing.B) {
+	dir := b.TempDir()
+	files := map[string]string{}
+	var body strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&body, "func handler%d(w http.ResponseWriter, r *http.Request) { return }\n", i)
+	}
+	for i := range 200 {
+		files[fmt.Sprintf("pkg%d/file%d.go", i%20, i)] = body.String()
+	}
+	files["pkg0/needle.go"] = "package x\n// FindMe here\n"
+	writeFiles(b, dir, files)
+	grep := NewGrep(dir, GrepOptions{})
+	for _, bc := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"regex", map[string]any{"pattern": `Find[M]e`}},
+		{"literal", map[string]any{"pattern": "FindMe", "literal": true}},
+		{"ignoreCase", map[string]any{"pattern": "findme", "ignoreCase": true}},
+		{"manyMatches", map[string]any{"pattern": `handler\d+`}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := run(b, grep, bc.args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

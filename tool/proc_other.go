@@ -1,0 +1,45 @@
+//go:build !unix
+
+package tool
+
+import (
+	"os"
+	"os/exec"
+	"strconv"
+)
+
+// setProcessGroup is a no-op where process groups do not exist; killProcessTree uses taskkill.
+func setProcessGroup(*exec.Cmd) {}
+
+// killProcessTree kills p and its descendants with taskkill /F /T, falling back to p alone
+// (tools.md §5.1).
+func killProcessTree(p *os.Process) {
+	if err := exec.Command("taskkill", "/F", "/T", "/PID", strconv.Itoa(p.Pid)).Run(); err != nil {
+		_ = p.Kill()
+	}
+}
+
+// access approximates access(2) by opening path with the requested permissions.
+func access(path string, mode AccessMode) error {
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	if mode&AccessRead != 0 {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	if mode&AccessWrite != 0 {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// errnoNameOS has no errno table here; errnoName falls back to fs sentinel errors.
+func errnoNameOS(error) string { return "" }

@@ -1,0 +1,48 @@
+//go:build unix
+
+package tool
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+// setProcessGroup starts the command in a process group of its own, so that killProcessTree can
+// reach every process it spawned.
+func setProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// killProcessTree sends SIGKILL to the process group led by p, falling back to p alone
+// (tools.md §5.1).
+func killProcessTree(p *os.Process) {
+	if err := syscall.Kill(-p.Pid, syscall.SIGKILL); err != nil {
+		_ = p.Kill()
+	}
+}
+
+// access checks path with access(2).
+func access(path string, mode AccessMode) error {
+	if err := syscall.Access(path, uint32(mode)); err != nil {
+		return &os.PathError{Op: "access", Path: path, Err: err}
+	}
+	return nil
+}
+
+var errnoNames = map[syscall.Errno]string{
+	syscall.ENOENT: "ENOENT", syscall.EACCES: "EACCES", syscall.EPERM: "EPERM",
+	syscall.EISDIR: "EISDIR", syscall.ENOTDIR: "ENOTDIR", syscall.EROFS: "EROFS",
+	syscall.ELOOP: "ELOOP", syscall.ENAMETOOLONG: "ENAMETOOLONG", syscall.EBUSY: "EBUSY",
+	syscall.ENOSPC: "ENOSPC", syscall.EIO: "EIO", syscall.EEXIST: "EEXIST",
+}
+
+// errnoNameOS returns the name of the errno inside err, or "".
+func errnoNameOS(err error) string {
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return errnoNames[errno]
+	}
+	return ""
+}

@@ -418,6 +418,10 @@ func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Messag
 			fail(c.ArgumentsError+"\nCall the tool again with a valid JSON object as its arguments.", false)
 			continue
 		}
+		if p, ok := t.(tool.ArgumentPreparer); ok {
+			args = p.PrepareArguments(args)
+			r.call.Args = args
+		}
 		if msg := validateArgs(c.Name, t.Parameters(), args); msg != "" {
 			fail(msg, false)
 			continue

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -253,5 +254,25 @@ func TestConvertRepairsOrphans(t *testing.T) {
 	want := "user:hi assistant: toolResult:No result provided user:again user:note"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("got %v", got)
+	}
+}
+
+func TestLegacyEditArgumentsArePrepared(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/f.txt"
+	if err := os.WriteFile(path, []byte("hello world\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{
+		callsTurn([3]string{"a", "edit", `{"path":"f.txt","oldText":"world","newText":"there"}`}),
+		textTurn("ok"),
+	}}
+	a := New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{tool.NewEdit(dir, tool.EditOptions{})}})
+	a.Prompt(context.Background(), llm.UserText("go", nil, 1))
+	if res := a.Messages()[2]; res.IsError {
+		t.Fatalf("legacy edit rejected: %s", llm.TextOf(res.Content, ""))
+	}
+	if b, _ := os.ReadFile(path); string(b) != "hello there\n" {
+		t.Fatalf("file: %q", b)
 	}
 }

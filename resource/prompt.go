@@ -84,6 +84,16 @@ func writeDefaultPrompt(b *strings.Builder, tools []PromptTool) {
 		b.WriteString("\nOther custom tools may also be available, depending on the project.\n")
 	}
 	b.WriteString("\nGuidelines:\n")
+	active := map[string]bool{}
+	for _, t := range tools {
+		active[t.Name] = true
+	}
+	switch {
+	case active["bash"] && (active["grep"] || active["find"] || active["ls"]):
+		b.WriteString("- Prefer the grep, find and ls tools to bash when exploring files: they are faster and respect .gitignore\n")
+	case active["bash"]:
+		b.WriteString("- Use bash for file operations such as ls, rg and find\n")
+	}
 	seen := map[string]bool{}
 	for _, t := range tools {
 		for _, g := range t.Guidelines {

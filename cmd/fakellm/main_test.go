@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fixture"
 )
 
 func TestRunServesTheScenario(t *testing.T) {
-	opts, err := parse([]string{"/work/shared/fixtures/pi-0.73.1/scenarios/text-only.json"}, io.Discard)
+	opts, err := parse([]string{fixture.Path("scenarios", "text-only.json")}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

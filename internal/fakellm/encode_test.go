@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomic-cli/atomic/internal/fixture"
 	"github.com/atomic-cli/atomic/llm"
 )
 
@@ -160,7 +161,7 @@ func TestLoadScenarioNamesTheFile(t *testing.T) {
 }
 
 func TestLoadAllFixtureScenarios(t *testing.T) {
-	files, _ := filepath.Glob("/work/shared/fixtures/pi-0.73.1/scenarios/*.json")
+	files, _ := filepath.Glob(fixture.Path("scenarios", "*.json"))
 	if len(files) == 0 {
 		t.Skip("fixtures not available")
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atomic-cli/atomic/internal/fixture"
 	"github.com/atomic-cli/atomic/llm"
 )
 
@@ -448,7 +449,7 @@ func TestServerOwnErrors(t *testing.T) {
 // fixtureRequests returns the request bodies pi sent in a recorded fixture scenario.
 func fixtureRequests(t *testing.T, scenario string) []json.RawMessage {
 	t.Helper()
-	data, err := os.ReadFile("/work/shared/fixtures/pi-0.73.1/" + scenario + "/requests.jsonl")
+	data, err := os.ReadFile(fixture.Path(scenario, "requests.jsonl"))
 	if err != nil {
 		t.Skipf("fixture not available: %v", err)
 	}
@@ -466,7 +467,7 @@ func fixtureRequests(t *testing.T, scenario string) []json.RawMessage {
 }
 
 func TestScenarioBashLsAnswersPiRequests(t *testing.T) {
-	script, err := LoadScenario("/work/shared/fixtures/pi-0.73.1/scenarios/bash-ls.json")
+	script, err := LoadScenario(fixture.Path("scenarios", "bash-ls.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

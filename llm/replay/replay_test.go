@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/internal/fixture"
 	"github.com/atomic-cli/atomic/llm"
 )
 
-const scenario = "/work/shared/fixtures/pi-0.73.1/scenarios/bash-ls.json"
+var scenario = fixture.Path("scenarios", "bash-ls.json")
 
 // conversation returns a Chat Completions request body with n assistant turns.
 func conversation(n int) string {

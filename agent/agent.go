@@ -300,9 +300,6 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 			}
 		}
 		a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant, ToolResults: results})
-		if ctx.Err() != nil {
-			break
-		}
 		if steer := a.dequeue(true); len(steer) > 0 {
 			pending = steer
 			continue
@@ -348,6 +345,11 @@ func (a *Agent) streamAssistant(ctx context.Context) llm.Message {
 			b := llm.NewBuilder(cfg.Model, nil)
 			final = b.Fail(err.Error(), ctx.Err() != nil, cfg.Model)
 		}
+	}
+	if final.Role == "" && ctx.Err() != nil {
+		// Aborted between turns (for example during tool calls): record the aborted turn
+		// without a request, as the provider would have.
+		final = llm.NewBuilder(cfg.Model, nil).Fail("", true, cfg.Model)
 	}
 	if final.Role == "" {
 		final = cfg.Provider.Stream(ctx, req, func(ev llm.Event) {

@@ -102,7 +102,7 @@ func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil) }
 
 type resultWire struct {
 	Content []llm.Content `json:"content"`
-	Details any           `json:"details"`
+	Details any           `json:"details,omitempty"`
 }
 
 func resultJSON(r *tool.Result) resultWire {

@@ -178,6 +178,14 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// closeSilently closes open blocks: tool-call arguments are parsed, no event is emitted.
+func (b *Builder) closeSilently() {
+	emit := b.emit
+	b.emit = func(Event) {}
+	b.endAll()
+	b.emit = emit
+}
+
 func (b *Builder) endAll() {
 	for i := range b.open {
 		b.End(i)
@@ -204,11 +212,12 @@ func (b *Builder) Finish(reason StopReason, m *Model) Message {
 	return final
 }
 
-// Fail closes open blocks and emits error with the partial message, StopReason StopAborted when
+// Fail closes open blocks without emitting their end events (the stream did not end them) and
+// emits error with the partial message, StopReason StopAborted when
 // aborted is true, else StopError, and errMsg as its ErrorMessage.
 func (b *Builder) Fail(errMsg string, aborted bool, m *Model) Message {
 	b.Start()
-	b.endAll()
+	b.closeSilently()
 	b.msg.StopReason = StopError
 	if aborted {
 		b.msg.StopReason = StopAborted

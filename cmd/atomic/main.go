@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/atomic-cli/atomic/llm"
@@ -152,7 +153,7 @@ func run(o *Options) error {
 		return err
 	}
 
-	ctx, stop := signalContext()
+	ctx, received, stop := signalContext()
 	defer stop()
 	var code int
 	if o.Mode == "json" {
@@ -160,30 +161,56 @@ func run(o *Options) error {
 	} else {
 		code = printmode.Run(ctx, sess, prompts, o.Stdout, o.Stderr)
 	}
+	if sig := received(); sig != nil {
+		code = signalExitCode(sig, code)
+	}
 	if code != 0 {
 		return exitError{code}
 	}
 	return nil
 }
 
-// signalContext is cancelled by the first SIGINT or SIGTERM, which aborts the run cleanly (the
-// partial message is saved); a second signal ends the process at once.
-func signalContext() (context.Context, func()) {
+// signalContext is cancelled by the first SIGINT, SIGTERM or SIGHUP, which aborts the run
+// cleanly (the partial message is saved); a second signal ends the process at once. received
+// reports the first signal, nil when none came.
+func signalContext() (ctx context.Context, received func() os.Signal, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	var mu sync.Mutex
+	var first os.Signal
 	go func() {
-		n := 0
-		for range ch {
-			n++
-			if n == 1 {
-				cancel()
-				continue
+		for sig := range ch {
+			mu.Lock()
+			again := first != nil
+			if !again {
+				first = sig
 			}
-			os.Exit(130)
+			mu.Unlock()
+			if again {
+				os.Exit(signalExitCode(sig, 130))
+			}
+			cancel()
 		}
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	received = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	return ctx, received, func() { signal.Stop(ch); cancel() }
+}
+
+// signalExitCode is the exit code after a signal (rpc-and-json.md §8, Atomic): 143 for SIGTERM,
+// 129 for SIGHUP, else code (SIGINT keeps the mode's code: 1 for the aborted run).
+func signalExitCode(sig os.Signal, code int) int {
+	switch sig {
+	case syscall.SIGTERM:
+		return 143
+	case syscall.SIGHUP:
+		return 129
+	}
+	return code
 }
 
 func (o *Options) agentDir() string {
@@ -195,45 +222,40 @@ func (o *Options) agentDir() string {
 	return model.AgentDir()
 }
 
-// prompts assembles the prompts (rpc-and-json.md §8): piped stdin is the first message; the text
-// of @files is put before the first message; every further message is a later prompt.
+// prompts assembles the prompts (rpc-and-json.md §8, Atomic): the first prompt is the piped
+// stdin text, then the text of the @files, then the first message, concatenated; every further
+// message is a later prompt. Images from @files go with the first prompt.
 func (o *Options) prompts() ([]printmode.Prompt, error) {
-	msgs := o.Messages
+	var first strings.Builder
 	if !o.StdinIsTTY && o.Stdin != nil {
 		b, err := io.ReadAll(o.Stdin)
 		if err != nil {
 			return nil, fmt.Errorf("reading stdin: %w", err)
 		}
-		if s := strings.TrimSpace(string(b)); s != "" {
-			msgs = append([]string{s}, msgs...)
-		}
+		first.WriteString(strings.TrimSpace(string(b)))
 	}
-	var fileText strings.Builder
 	var images []llm.Content
 	for _, f := range o.Files {
 		text, img, err := readAttachment(f)
 		if err != nil {
 			return nil, err
 		}
-		fileText.WriteString(text)
+		first.WriteString(text)
 		if img != nil {
 			images = append(images, *img)
 		}
 	}
-	if fileText.Len() > 0 || len(images) > 0 {
-		first := ""
-		if len(msgs) > 0 {
-			first, msgs = msgs[0], msgs[1:]
-		}
-		msgs = append([]string{fileText.String() + first}, msgs...)
+	msgs := o.Messages
+	if len(msgs) > 0 {
+		first.WriteString(msgs[0])
+		msgs = msgs[1:]
 	}
-	out := make([]printmode.Prompt, 0, len(msgs))
-	for i, m := range msgs {
-		p := printmode.Prompt{Text: m}
-		if i == 0 {
-			p.Images = images
-		}
-		out = append(out, p)
+	var out []printmode.Prompt
+	if first.Len() > 0 || len(images) > 0 {
+		out = append(out, printmode.Prompt{Text: first.String(), Images: images})
+	}
+	for _, m := range msgs {
+		out = append(out, printmode.Prompt{Text: m})
 	}
 	return out, nil
 }

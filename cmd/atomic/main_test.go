@@ -65,18 +65,7 @@ func TestScripts(t *testing.T) {
 		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
-		Condition:           scriptCondition,
 	})
-}
-
-// scriptCondition knows [known-bugs]: true when ATOMIC_TEST_KNOWN_BUGS is set. Scripts that pin
-// down a reported, not yet fixed bug start with `[!known-bugs] skip`, so the suite stays green
-// while the fix is pending and `ATOMIC_TEST_KNOWN_BUGS=1 go test ./cmd/atomic` shows them failing.
-func scriptCondition(cond string) (bool, error) {
-	if cond == "known-bugs" {
-		return os.Getenv("ATOMIC_TEST_KNOWN_BUGS") != "", nil
-	}
-	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // stateKey indexes the per-script state in testscript's Env.Values.

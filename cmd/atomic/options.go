@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 // version is the release of atomic; set at build time with -ldflags "-X main.version=…".
@@ -110,8 +111,5 @@ Examples:
 	return cmd
 }
 
-// isTerminal reports whether f is a character device (a terminal).
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal (not merely a character device such as /dev/null).
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }

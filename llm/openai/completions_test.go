@@ -381,7 +381,7 @@ data: {"error":{"message":"The server had an error while processing your request
 	if llm.TextOf(msg.Content, "") != "Hel" {
 		t.Fatalf("partial content lost: %+v", msg.Content)
 	}
-	assertTypes(t, types, "start", "text_start", "text_delta", "text_end", "error")
+	assertTypes(t, types, "start", "text_start", "text_delta", "error")
 }
 
 func TestCompletionsHTTPErrors(t *testing.T) {

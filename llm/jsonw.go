@@ -70,7 +70,7 @@ func (w *objWriter) close() []byte {
 }
 
 // AppendJSONString appends s to dst as a JSON string literal. Unlike encoding/json it does not
-// escape <, > and &, matching JSON.stringify; invalid UTF-8 becomes U+FFFD.
+// escape <, >, &, U+2028 or U+2029, matching JSON.stringify; invalid UTF-8 becomes U+FFFD.
 func AppendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -103,13 +103,6 @@ func AppendJSONString(dst []byte, s string) []byte {
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, "\\ufffd"...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
 			i += size
 			start = i
 			continue

@@ -104,10 +104,10 @@ func TestBuilderMalformedToolArguments(t *testing.T) {
 
 func TestAppendJSONStringMatchesStringify(t *testing.T) {
 	for in, want := range map[string]string{
-		"a<b>&c":   `"a<b>&c"`,
+		"a<b>&c":    `"a<b>&c"`,
 		"q\"\\\n\t": `"q\"\\\n\t"`,
-		"\x01":     `"\u0001"`,
-		"é":        `"é"`,
+		"\x01":      `"\u0001"`,
+		"é":         `"é"`,
 	} {
 		if got := string(AppendJSONString(nil, in)); got != want {
 			t.Errorf("%q: got %s want %s", in, got, want)

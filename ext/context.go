@@ -1,0 +1,198 @@
+package ext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/store"
+)
+
+// ErrNoSession is returned by context operations when no session is bound (a detached context).
+var ErrNoSession = errors.New("ext: no session is bound to this context")
+
+// ErrNotAvailable is returned by operations whose subsystem does not exist yet.
+var ErrNotAvailable = errors.New("not available yet")
+
+// StaleContextError is the error (and panic value, from getters that return no error) of a
+// context used after its session was replaced or reloaded (events.md §1.3).
+type StaleContextError struct {
+	Op string
+}
+
+func (e *StaleContextError) Error() string {
+	return fmt.Sprintf("extension ctx is stale: %s was called after the session was replaced or reloaded; use the ctx passed to withSession or to the new session's handlers", e.Op)
+}
+
+// SessionView is the read-only session state a handler sees (ctx.sessionManager). *store.Session
+// implements it.
+type SessionView interface {
+	Entries() []*store.Entry
+	Branch(fromID string) []*store.Entry
+	LeafID() string
+	LeafEntry() *store.Entry
+	Entry(id string) *store.Entry
+	Children(parentID string) []*store.Entry
+	Label(id string) string
+	Tree() []*store.TreeNode
+	Header() store.Header
+	SessionName() string
+	Cwd() string
+	SessionDir() string
+	SessionID() string
+	SessionFile() string
+	IsPersisted() bool
+	BuildContext() store.Context
+}
+
+// ContextUsage is the context-window usage of the active model.
+type ContextUsage struct {
+	Tokens        int64   `json:"tokens"`
+	ContextWindow int     `json:"contextWindow"`
+	Percent       float64 `json:"percent"`
+}
+
+// CompactOptions tune ctx.compact (verbatim-lines parameters).
+type CompactOptions struct {
+	CompressionRatio float64
+	PreserveRecent   int
+	Query            string
+	OnComplete       func(result any)
+	OnError          func(err error)
+}
+
+// Context is ExtensionContext (seed 004, "ExtensionContext"): what every handler and tool sees.
+// Getters are live. After the session is replaced or reloaded, operations return a
+// *StaleContextError, and getters that return no error panic with one (the runner reports it
+// like any handler failure).
+type Context interface {
+	// UI is the mode's UI; in print and JSON mode the non-interactive defaults.
+	UI() UI
+	// HasUI is false in print and JSON mode.
+	HasUI() bool
+	// Mode is "print", "json", "rpc" or "interactive".
+	Mode() string
+	Cwd() string
+	IsProjectTrusted() bool
+	SessionManager() SessionView
+	ModelRegistry() *model.Registry
+	Model() *llm.Model
+	// Signal is the active run's context, nil when idle.
+	Signal() context.Context
+	IsIdle() bool
+	Abort()
+	HasPendingMessages() bool
+	// Shutdown requests a graceful shutdown (a no-op in print mode).
+	Shutdown()
+	GetContextUsage() *ContextUsage
+	// Compact starts a compaction; until compaction exists it returns an error wrapping
+	// ErrNotAvailable.
+	Compact(opts CompactOptions) error
+	GetSystemPrompt() string
+	// Err is nil while the context is live, a *StaleContextError after replacement.
+	Err() error
+}
+
+// detachedContext is the Context of a runner with no session bound.
+type detachedContext struct{ ctx context.Context }
+
+func (detachedContext) UI() UI                         { return NoUI{} }
+func (detachedContext) HasUI() bool                    { return false }
+func (detachedContext) Mode() string                   { return "" }
+func (detachedContext) Cwd() string                    { return "" }
+func (detachedContext) IsProjectTrusted() bool         { return false }
+func (detachedContext) SessionManager() SessionView    { return nil }
+func (detachedContext) ModelRegistry() *model.Registry { return nil }
+func (detachedContext) Model() *llm.Model              { return nil }
+func (d detachedContext) Signal() context.Context      { return d.ctx }
+func (detachedContext) IsIdle() bool                   { return true }
+func (detachedContext) Abort()                         {}
+func (detachedContext) HasPendingMessages() bool       { return false }
+func (detachedContext) Shutdown()                      {}
+func (detachedContext) GetContextUsage() *ContextUsage { return nil }
+func (detachedContext) Compact(CompactOptions) error   { return ErrNoSession }
+func (detachedContext) GetSystemPrompt() string        { return "" }
+func (detachedContext) Err() error                     { return nil }
+
+// UI is the surface of ctx.ui that every mode implements (the roadmap's one ext.UI interface):
+// print and JSON mode use NoUI, RPC forwards to the client, the TUI draws.
+type UI interface {
+	// Select asks the user to pick one of options; ok is false when dismissed or without UI.
+	Select(ctx context.Context, title string, options []string) (choice string, ok bool)
+	// Confirm asks a yes/no question; false without UI.
+	Confirm(ctx context.Context, title, message string) bool
+	// Input asks for a line of text; ok is false when dismissed or without UI.
+	Input(ctx context.Context, title, placeholder string) (text string, ok bool)
+	// Editor asks for multi-line text, prefilled; ok is false when dismissed or without UI.
+	Editor(ctx context.Context, title, prefill string) (text string, ok bool)
+	// Notify shows a message; level is info, warning or error.
+	Notify(message, level string)
+	SetStatus(key, text string)
+	SetWidget(key string, lines []string)
+	SetTitle(title string)
+	SetEditorText(text string)
+	GetEditorText() string
+}
+
+// NoUI is the UI of print and JSON mode: dialogs resolve to their defaults at once and the rest
+// does nothing (seed 004, "Mode Behavior").
+type NoUI struct{}
+
+func (NoUI) Select(context.Context, string, []string) (string, bool) { return "", false }
+func (NoUI) Confirm(context.Context, string, string) bool            { return false }
+func (NoUI) Input(context.Context, string, string) (string, bool)    { return "", false }
+func (NoUI) Editor(context.Context, string, string) (string, bool)   { return "", false }
+func (NoUI) Notify(string, string)                                   {}
+func (NoUI) SetStatus(string, string)                                {}
+func (NoUI) SetWidget(string, []string)                              {}
+func (NoUI) SetTitle(string)                                         {}
+func (NoUI) SetEditorText(string)                                    {}
+func (NoUI) GetEditorText() string                                   { return "" }
+
+// CommandContext is ExtensionCommandContext: a Context plus the session operations that are safe
+// only in commands (seed 004, "ExtensionCommandContext").
+type CommandContext interface {
+	Context
+	// WaitForIdle blocks until the agent is idle or ctx ends.
+	WaitForIdle(ctx context.Context) error
+	// NewSession replaces the session with a new one (session_before_switch may cancel).
+	NewSession(ctx context.Context, opts NewSessionOptions) (cancelled bool, err error)
+	// Fork replaces the session with a fork at entryID (session_before_fork may cancel).
+	Fork(ctx context.Context, entryID string, opts ForkOptions) (cancelled bool, err error)
+	// NavigateTree moves the leaf to targetID.
+	NavigateTree(ctx context.Context, targetID string, opts NavigateOptions) (cancelled bool, err error)
+	// SwitchSession replaces the session with the one in sessionPath.
+	SwitchSession(ctx context.Context, sessionPath string, opts SwitchOptions) (cancelled bool, err error)
+	// Reload re-runs the extensions and reloads resources.
+	Reload(ctx context.Context) error
+}
+
+// NewSessionOptions are the options of ctx.newSession.
+type NewSessionOptions struct {
+	ParentSession string
+	// Setup mutates the new session's store before WithSession runs.
+	Setup func(s *store.Session) error
+	// WithSession runs post-switch work against the replacement session's context.
+	WithSession func(ctx context.Context, c CommandContext) error
+}
+
+// ForkOptions are the options of ctx.fork.
+type ForkOptions struct {
+	Position    string // before (default) | at
+	WithSession func(ctx context.Context, c CommandContext) error
+}
+
+// NavigateOptions are the options of ctx.navigateTree.
+type NavigateOptions struct {
+	Summarize           bool
+	CustomInstructions  string
+	ReplaceInstructions bool
+	Label               string
+}
+
+// SwitchOptions are the options of ctx.switchSession.
+type SwitchOptions struct {
+	WithSession func(ctx context.Context, c CommandContext) error
+}

@@ -1,0 +1,193 @@
+package ext
+
+import (
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/store"
+)
+
+// Compaction and tree events (events.md §3.3). Their subsystem (compaction, /tree summaries)
+// arrives with a later issue; the rows, payloads and combine rules are declared now.
+
+// CompactionParameters are the verbatim-lines compaction parameters (Atomic).
+type CompactionParameters struct {
+	CompressionRatio float64 `json:"compression_ratio"`
+	PreserveRecent   int     `json:"preserve_recent"`
+	Query            string  `json:"query,omitempty"`
+}
+
+// CompactionPreparation is the prepared region of a compaction.
+type CompactionPreparation struct {
+	Lines            []string `json:"lines,omitempty"`
+	FirstKeptEntryID *string  `json:"firstKeptEntryId"`
+	TokensBefore     int64    `json:"tokensBefore"`
+}
+
+// SessionBeforeCompact fires before a compaction runs; a handler may cancel or supply the text.
+type SessionBeforeCompact struct {
+	Reason             string                `json:"reason"` // manual|threshold|overflow
+	Parameters         CompactionParameters  `json:"parameters"`
+	Preparation        CompactionPreparation `json:"preparation"`
+	BranchEntries      []*store.Entry        `json:"branchEntries"`
+	CustomInstructions string                `json:"customInstructions,omitempty"`
+}
+
+// CompactionResult is a summary-style compaction result (oh-my-pi / pi).
+type CompactionResult struct {
+	Summary          string `json:"summary"`
+	FirstKeptEntryID string `json:"firstKeptEntryId"`
+	TokensBefore     int64  `json:"tokensBefore"`
+	Details          any    `json:"details,omitempty"`
+}
+
+// BeforeCompactResult accepts both historical shapes (events.md §4 row 1).
+type BeforeCompactResult struct {
+	Cancel        bool              `json:"cancel,omitempty"`
+	CompactedText *string           `json:"compactedText,omitempty"`
+	Compaction    *CompactionResult `json:"compaction,omitempty"`
+}
+
+func (r *BeforeCompactResult) isSet() bool {
+	return r != nil && (r.Cancel || r.CompactedText != nil || r.Compaction != nil)
+}
+func (r *BeforeCompactResult) vetoes() bool { return r.Cancel }
+
+// SessionCompacting customises the summarisation prompt (oh-my-pi).
+type SessionCompacting struct {
+	SessionID string        `json:"sessionId"`
+	Messages  []llm.Message `json:"messages"`
+}
+
+// SessionCompactingResult is the last-wins customisation.
+type SessionCompactingResult struct {
+	Context      []string       `json:"context,omitempty"`
+	Prompt       string         `json:"prompt,omitempty"`
+	PreserveData map[string]any `json:"preserveData,omitempty"`
+}
+
+func (r *SessionCompactingResult) isSet() bool {
+	return r != nil && (r.Context != nil || r.Prompt != "" || r.PreserveData != nil)
+}
+
+// SessionCompact fires after the compaction entry is persisted.
+type SessionCompact struct {
+	Reason          string               `json:"reason,omitempty"`
+	Parameters      CompactionParameters `json:"parameters"`
+	Result          any                  `json:"result,omitempty"`
+	CompactionEntry *store.Entry         `json:"compactionEntry"`
+	FromExtension   bool                 `json:"fromExtension"`
+}
+
+// SessionCompactFailed fires when a compaction failed or was cancelled.
+type SessionCompactFailed struct {
+	Reason        string `json:"reason"`
+	ErrorMessage  string `json:"errorMessage,omitempty"`
+	Aborted       bool   `json:"aborted"`
+	WillRetry     bool   `json:"willRetry"`
+	FromExtension bool   `json:"fromExtension"`
+}
+
+// CompactionStatus is the payload of compaction_start/end and auto_compaction_start/end: the
+// superset of the historical shapes (events.md §4 row 13).
+type CompactionStatus struct {
+	Reason             string `json:"reason"`
+	Action             string `json:"action,omitempty"`
+	MidTurn            bool   `json:"midTurn,omitempty"`
+	Result             any    `json:"result,omitempty"`
+	Aborted            bool   `json:"aborted,omitempty"`
+	WillRetry          bool   `json:"willRetry,omitempty"`
+	ErrorMessage       string `json:"errorMessage,omitempty"`
+	Skipped            bool   `json:"skipped,omitempty"`
+	UnresolvedOverflow bool   `json:"unresolvedOverflow,omitempty"`
+}
+
+// CompactionStart is compaction_start.
+type CompactionStart struct{ CompactionStatus }
+
+// CompactionEnd is compaction_end.
+type CompactionEnd struct{ CompactionStatus }
+
+// AutoCompactionStart is auto_compaction_start (non-manual runs).
+type AutoCompactionStart struct{ CompactionStatus }
+
+// AutoCompactionEnd is auto_compaction_end (non-manual runs).
+type AutoCompactionEnd struct{ CompactionStatus }
+
+// TreePreparation describes a /tree navigation.
+type TreePreparation struct {
+	TargetID            string         `json:"targetId"`
+	OldLeafID           *string        `json:"oldLeafId"`
+	CommonAncestorID    *string        `json:"commonAncestorId"`
+	EntriesToSummarize  []*store.Entry `json:"entriesToSummarize"`
+	UserWantsSummary    bool           `json:"userWantsSummary"`
+	CustomInstructions  string         `json:"customInstructions,omitempty"`
+	ReplaceInstructions bool           `json:"replaceInstructions,omitempty"`
+	Label               string         `json:"label,omitempty"`
+}
+
+// SessionBeforeTree fires before /tree navigation; a handler may cancel or customise.
+type SessionBeforeTree struct {
+	Preparation TreePreparation `json:"preparation"`
+}
+
+// TreeSummary is an extension-supplied branch summary.
+type TreeSummary struct {
+	Summary string `json:"summary"`
+	Details any    `json:"details,omitempty"`
+}
+
+// BeforeTreeResult cancels or overrides the navigation (one winning object, field by field).
+type BeforeTreeResult struct {
+	Cancel              bool         `json:"cancel,omitempty"`
+	Summary             *TreeSummary `json:"summary,omitempty"`
+	CustomInstructions  *string      `json:"customInstructions,omitempty"`
+	ReplaceInstructions *bool        `json:"replaceInstructions,omitempty"`
+	Label               *string      `json:"label,omitempty"`
+}
+
+func (r *BeforeTreeResult) isSet() bool {
+	return r != nil && (r.Cancel || r.Summary != nil || r.CustomInstructions != nil || r.ReplaceInstructions != nil || r.Label != nil)
+}
+func (r *BeforeTreeResult) vetoes() bool { return r.Cancel }
+
+// SessionTree fires after the leaf moved.
+type SessionTree struct {
+	NewLeafID     *string      `json:"newLeafId"`
+	OldLeafID     *string      `json:"oldLeafId"`
+	SummaryEntry  *store.Entry `json:"summaryEntry,omitempty"`
+	FromExtension bool         `json:"fromExtension,omitempty"`
+}
+
+func (*SessionBeforeCompact) eventID() EventID { return idSessionBeforeCompact }
+func (*SessionCompacting) eventID() EventID    { return idSessionCompacting }
+func (*SessionCompact) eventID() EventID       { return idSessionCompact }
+func (*SessionCompactFailed) eventID() EventID { return idSessionCompactFailed }
+func (*CompactionStart) eventID() EventID      { return idCompactionStart }
+func (*CompactionEnd) eventID() EventID        { return idCompactionEnd }
+func (*AutoCompactionStart) eventID() EventID  { return idAutoCompactionStart }
+func (*AutoCompactionEnd) eventID() EventID    { return idAutoCompactionEnd }
+func (*SessionBeforeTree) eventID() EventID    { return idSessionBeforeTree }
+func (*SessionTree) eventID() EventID          { return idSessionTree }
+
+func (*SessionBeforeCompact) resultOf(*BeforeCompactResult)  {}
+func (*SessionCompacting) resultOf(*SessionCompactingResult) {}
+func (*SessionCompact) resultOf(None)                        {}
+func (*SessionCompactFailed) resultOf(None)                  {}
+func (*CompactionStart) resultOf(None)                       {}
+func (*CompactionEnd) resultOf(None)                         {}
+func (*AutoCompactionStart) resultOf(None)                   {}
+func (*AutoCompactionEnd) resultOf(None)                     {}
+func (*SessionBeforeTree) resultOf(*BeforeTreeResult)        {}
+func (*SessionTree) resultOf(None)                           {}
+
+var compactionRows = []Spec{
+	{Name: "session_before_compact", Systems: "AOP", Family: "compaction", Combine: Veto, Errors: Isolate, Awaited: true, Doc: "before a compaction runs; may cancel or supply the text", Payload: typeOf[SessionBeforeCompact](), Result: typeOf[BeforeCompactResult]()},
+	{Name: "session.compacting", Systems: "O", Family: "compaction", Combine: LastWins, Errors: Isolate, Awaited: true, Doc: "before summarisation, to customise prompt and context", Payload: typeOf[SessionCompacting](), Result: typeOf[SessionCompactingResult]()},
+	{Name: "session_compact", Systems: "AOP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "after the compaction entry is persisted", Payload: typeOf[SessionCompact]()},
+	{Name: "session_compact_failed", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction failed or was cancelled", Payload: typeOf[SessionCompactFailed]()},
+	{Name: "compaction_start", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction run begins", Payload: typeOf[CompactionStart]()},
+	{Name: "compaction_end", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction run ends", Payload: typeOf[CompactionEnd]()},
+	{Name: "auto_compaction_start", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "an automatic compaction begins", Payload: typeOf[AutoCompactionStart]()},
+	{Name: "auto_compaction_end", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "an automatic compaction ends", Payload: typeOf[AutoCompactionEnd]()},
+	{Name: "session_before_tree", Systems: "AOP", Family: "tree", Combine: Veto, Errors: Isolate, Awaited: true, Doc: "before /tree navigation; may cancel or customise", Payload: typeOf[SessionBeforeTree](), Result: typeOf[BeforeTreeResult]()},
+	{Name: "session_tree", Systems: "AOP", Family: "tree", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "after the leaf moved", Payload: typeOf[SessionTree]()},
+}

@@ -1,0 +1,407 @@
+package ext
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// Event is implemented by every payload type of the table; R is the event's result type. The
+// methods are unexported so only this package declares events.
+type Event[R any] interface {
+	eventID() EventID
+	resultOf(R)
+}
+
+// None is the result type of notification events.
+type None = *struct{}
+
+// Handler is the untyped form of a subscribed handler: payload is the event's payload pointer,
+// the result the event's result type (a nil pointer: no result).
+type Handler func(ctx Context, payload any) (any, error)
+
+type handler struct {
+	ext *Extension
+	seq int
+	fn  Handler
+}
+
+// Error is a handler failure reported to the runner's error listeners (the `extension_error`
+// of rpc-and-json.md §5).
+type Error struct {
+	ExtensionPath string `json:"extensionPath"`
+	Event         string `json:"event"`
+	Err           error  `json:"-"`
+	Message       string `json:"error"`
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("extension %s: %s: %v", e.ExtensionPath, e.Event, e.Err)
+}
+
+// Unwrap returns the handler's error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrBlocked is wrapped by the error Emit returns when a fail-closed handler failed.
+var ErrBlocked = errors.New("blocked by a failing extension handler")
+
+// Runner dispatches events to the handlers of loaded extensions. The zero value is not usable;
+// call NewRunner.
+type Runner struct {
+	handlers atomic.Pointer[[][]handler] // copy-on-write, indexed by EventID
+	mu       sync.Mutex                  // guards registration, exts, listeners, seq, bound, buffered
+	exts     []*Extension
+	seq      int
+	onError  []func(*Error)
+	newCtx   func(ctx context.Context) Context
+	bound    bool
+	buffered map[EventID][]func()
+
+	reg     registry
+	host    Host
+	busOnce sync.Once
+	evbus   *Bus
+
+	asyncOnce sync.Once
+	async     chan func()
+	asyncWG   sync.WaitGroup
+}
+
+// NewRunner returns a runner with no extensions. newCtx builds the Context handed to the
+// handlers of one dispatch; nil gives handlers a Context whose every operation fails with
+// ErrNoSession.
+func NewRunner(newCtx func(ctx context.Context) Context) *Runner {
+	r := &Runner{newCtx: newCtx, buffered: map[EventID][]func(){}}
+	empty := make([][]handler, len(Table))
+	r.handlers.Store(&empty)
+	return r
+}
+
+// SetContextFactory replaces the factory of handler contexts (the session sets it when it binds).
+func (r *Runner) SetContextFactory(newCtx func(ctx context.Context) Context) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.newCtx = newCtx
+}
+
+// OnError adds a listener for handler errors of isolate events (and of fail-closed ones, which
+// are also returned to the emitter).
+func (r *Runner) OnError(fn func(*Error)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onError = append(r.onError, fn)
+}
+
+// Extensions returns the loaded extensions in load order.
+func (r *Runner) Extensions() []*Extension {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Extension(nil), r.exts...)
+}
+
+func (r *Runner) addExtension(e *Extension) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e.index = len(r.exts)
+	r.exts = append(r.exts, e)
+}
+
+// subscribe adds fn for event id; handlers stay sorted by (extension load index, registration
+// order). It returns a function that removes the handler.
+func (r *Runner) subscribe(ext *Extension, id EventID, fn Handler) func() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.seq++
+	h := handler{ext: ext, seq: r.seq, fn: fn}
+	old := *r.handlers.Load()
+	next := make([][]handler, len(old))
+	copy(next, old)
+	list := append([]handler(nil), old[id]...)
+	i := len(list)
+	for i > 0 && list[i-1].ext.index > ext.index {
+		i--
+	}
+	list = append(list, handler{})
+	copy(list[i+1:], list[i:])
+	list[i] = h
+	next[id] = list
+	r.handlers.Store(&next)
+	seq := h.seq
+	return func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		cur := *r.handlers.Load()
+		next := make([][]handler, len(cur))
+		copy(next, cur)
+		var kept []handler
+		for _, h := range cur[id] {
+			if h.seq != seq {
+				kept = append(kept, h)
+			}
+		}
+		next[id] = kept
+		r.handlers.Store(&next)
+	}
+}
+
+// Has reports whether any handler is subscribed to the event. Emitters that build an expensive
+// payload check it first (events.md §1.1).
+func (r *Runner) Has(id EventID) bool {
+	if r == nil {
+		return false
+	}
+	return len((*r.handlers.Load())[id]) > 0
+}
+
+// HasName is Has by event name or alias; unknown names report false.
+func (r *Runner) HasName(name string) bool {
+	id, ok := byName[name]
+	return ok && r.Has(id)
+}
+
+// Bind marks the runner bound to a session: events emitted before it with a Buffer in their
+// table row were kept (drop-oldest) and are delivered now, in order, on the notification queue.
+func (r *Runner) Bind() {
+	r.mu.Lock()
+	r.bound = true
+	pending := r.buffered
+	r.buffered = map[EventID][]func(){}
+	r.mu.Unlock()
+	for id := range Table {
+		for _, fn := range pending[EventID(id)] {
+			r.post(fn)
+		}
+	}
+}
+
+// Emit dispatches event e to its handlers and folds their results by the event's Combine rule
+// (events.md §1, §4). It returns the payload as the last handler left it (chained events change
+// it), the combined result (the zero R when no handler gave one) and, for fail-closed events
+// only, an error wrapping ErrBlocked when a handler failed or panicked. Isolate errors are
+// reported to the OnError listeners and never returned.
+//
+// With no subscriber Emit returns e at once without allocating. Fire-and-forget events are
+// queued and delivered in order on the runner's notification goroutine; Emit then returns e and
+// the zero R.
+func Emit[R any, E any, PE interface {
+	*E
+	Event[R]
+}](r *Runner, ctx context.Context, e E) (E, R, error) {
+	var zero R
+	if r == nil {
+		return e, zero, nil
+	}
+	var probe PE
+	id := probe.eventID()
+	hs := (*r.handlers.Load())[id]
+	spec := &Table[id]
+	if len(hs) == 0 && spec.Buffer == 0 {
+		return e, zero, nil
+	}
+	p := new(E)
+	*p = e
+	if spec.Buffer > 0 {
+		r.mu.Lock()
+		if !r.bound {
+			q := append(r.buffered[id], func() { r.dispatch(ctx, spec, PE(p)) })
+			if len(q) > spec.Buffer {
+				q = q[len(q)-spec.Buffer:]
+			}
+			r.buffered[id] = q
+			r.mu.Unlock()
+			return e, zero, nil
+		}
+		r.mu.Unlock()
+		if len(hs) == 0 {
+			return e, zero, nil
+		}
+	}
+	if !spec.Awaited {
+		r.post(func() { r.dispatch(ctx, spec, PE(p)) })
+		return e, zero, nil
+	}
+	res, err := r.dispatch(ctx, spec, PE(p))
+	out, _ := res.(R)
+	return *p, out, err
+}
+
+// applier is implemented by payloads of chained and accumulating events: it folds one
+// handler's result into the payload, so the next handler sees it. An error rejects that result
+// (reported; the payload is unchanged).
+type applier interface{ apply(result any) error }
+
+// settable is implemented by result types: isSet reports whether the result sets anything
+// (a nil pointer does not).
+type settable interface{ isSet() bool }
+
+// decisive is implemented by results of first-wins events.
+type decisive interface{ decisive() bool }
+
+// vetoing is implemented by results of veto events.
+type vetoing interface{ vetoes() bool }
+
+func isSet(v any) bool {
+	if v == nil {
+		return false
+	}
+	if s, ok := v.(settable); ok {
+		return s.isSet()
+	}
+	return true
+}
+
+// dispatch runs the handlers of one event per its spec and returns the combined result.
+func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, error) {
+	hs := (*r.handlers.Load())[spec.ID]
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	if goctx == nil {
+		goctx = context.Background()
+	}
+	c := r.context(goctx)
+	var result any
+	var failed error
+	for _, h := range hs {
+		res, err := r.call(h, c, payload)
+		if err != nil {
+			e := &Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()}
+			r.report(e)
+			if spec.Errors == FailClosed {
+				failed = fmt.Errorf("%w: extension %s failed in %s: %v", ErrBlocked, h.ext.Path, spec.Name, err)
+				break
+			}
+			continue
+		}
+		switch spec.Combine {
+		case Notify:
+		case Chain, ChainPatch, Accumulate:
+			if !isSet(res) {
+				break
+			}
+			if a, ok := payload.(applier); ok {
+				if err := a.apply(res); err != nil {
+					r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+					break
+				}
+			}
+			result = res
+		case FirstWins:
+			if d, ok := res.(decisive); ok && isSet(res) && d.decisive() {
+				return res, nil
+			}
+		case LastWins:
+			if isSet(res) {
+				result = res
+			}
+		case Veto:
+			if !isSet(res) {
+				break
+			}
+			if a, ok := payload.(applier); ok {
+				if err := a.apply(res); err != nil {
+					r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+					break
+				}
+			}
+			if v, ok := res.(vetoing); ok && v.vetoes() {
+				return res, nil
+			}
+			result = res
+		}
+		if goctx.Err() != nil && spec.Errors == FailClosed {
+			failed = fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, goctx.Err())
+			break
+		}
+	}
+	return result, failed
+}
+
+// call runs one handler, turning a panic into an error.
+func (r *Runner) call(h handler, c Context, payload any) (res any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if se, ok := p.(*StaleContextError); ok {
+				err = se
+				return
+			}
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return h.fn(c, payload)
+}
+
+func (r *Runner) report(e *Error) {
+	r.mu.Lock()
+	ls := r.onError
+	r.mu.Unlock()
+	for _, fn := range ls {
+		fn(e)
+	}
+}
+
+// post queues fn on the notification goroutine (started on first use), preserving order.
+func (r *Runner) post(fn func()) {
+	r.asyncOnce.Do(func() {
+		r.async = make(chan func(), 1024)
+		go func() {
+			for f := range r.async {
+				f()
+				r.asyncWG.Done()
+			}
+		}()
+	})
+	r.asyncWG.Add(1)
+	r.async <- fn
+}
+
+// Drain waits until every queued fire-and-forget delivery has run.
+func (r *Runner) Drain() { r.asyncWG.Wait() }
+
+func (r *Runner) setHost(h Host) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if h != nil {
+		r.host = h
+	}
+}
+
+// SetHost binds the session that API calls act on (nil unbinds).
+func (r *Runner) SetHost(h Host) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.host = h
+}
+
+func (r *Runner) getHost() Host {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.host
+}
+
+func (r *Runner) builtins() []tool.Tool {
+	if h := r.getHost(); h != nil {
+		return h.BuiltinTools()
+	}
+	return nil
+}
+
+func (r *Runner) bus() *Bus {
+	r.busOnce.Do(func() { r.evbus = &Bus{} })
+	return r.evbus
+}
+
+// context builds the Context of one dispatch or tool call.
+func (r *Runner) context(ctx context.Context) Context {
+	r.mu.Lock()
+	newCtx := r.newCtx
+	r.mu.Unlock()
+	if newCtx != nil {
+		return newCtx(ctx)
+	}
+	return detachedContext{ctx: ctx}
+}

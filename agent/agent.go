@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"time"
 
@@ -49,6 +50,7 @@ type Agent struct {
 	steer    []llm.Message
 	followUp []llm.Message
 	running  bool
+	done     chan struct{} // closed when the active run ends
 	cancel   context.CancelFunc
 	subs     []func(Event)
 	emitMu   sync.Mutex // serialises event delivery
@@ -122,6 +124,23 @@ func (a *Agent) IsRunning() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.running
+}
+
+// Wait blocks until no run is active or ctx ends.
+func (a *Agent) Wait(ctx context.Context) error {
+	for {
+		a.mu.Lock()
+		done := a.done
+		a.mu.Unlock()
+		if done == nil {
+			return nil
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // Steer queues a message delivered after the current turn's tool calls finish, before the next
@@ -250,17 +269,21 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 		return ErrBusy
 	}
 	a.running, a.cancel = true, cancel
+	done := make(chan struct{})
+	a.done = done
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		a.running, a.cancel = false, nil
+		a.running, a.cancel, a.done = false, nil, nil
 		a.mu.Unlock()
 		cancel()
+		close(done)
 	}()
 
 	var added []llm.Message
 	addMsg := func(m llm.Message) *llm.Message {
 		a.emit(Event{Type: EventMessageStart, Message: &m})
+		a.finalize(ctx, &m)
 		a.appendMessage(m)
 		added = append(added, m)
 		a.emit(Event{Type: EventMessageEnd, Message: &m})
@@ -370,9 +393,22 @@ func (a *Agent) streamAssistant(ctx context.Context) llm.Message {
 		start.Content = []llm.Content{}
 		a.emit(Event{Type: EventMessageStart, Message: &start})
 	}
+	a.finalize(ctx, &final)
 	a.appendMessage(final)
 	a.emit(Event{Type: EventMessageEnd, Message: &final})
 	return final
+}
+
+// finalize lets the MessageEnd hook replace a message before it joins the context and its
+// message_end is emitted (events.md §4 row 11: a same-role replacement applied in place).
+func (a *Agent) finalize(ctx context.Context, m *llm.Message) {
+	cfg := a.Config()
+	if cfg.Hooks.MessageEnd == nil {
+		return
+	}
+	role := m.Role
+	cfg.Hooks.MessageEnd(ctx, m)
+	m.Role = role
 }
 
 // toolRun is one tool call of a batch as it moves through preflight and execution.
@@ -442,6 +478,13 @@ func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Messag
 				fail(reason, block.Terminate)
 				continue
 			}
+			if !sameMap(args, r.call.Args) {
+				// A hook replaced the input: validate it again (events.md §4 row 8).
+				if msg := validateArgs(c.Name, t.Parameters(), r.call.Args); msg != "" {
+					fail(msg, false)
+					continue
+				}
+			}
 		}
 	}
 
@@ -482,6 +525,11 @@ func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Messag
 		terminate = terminate && r.result.Terminate
 	}
 	return out, terminate
+}
+
+// sameMap reports whether a and b are the same map (not merely equal).
+func sameMap(a, b map[string]any) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 func safeBeforeToolCall(ctx context.Context, fn func(context.Context, *tool.Call) (*Block, error), call *tool.Call) (b *Block, err error) {

@@ -23,6 +23,10 @@ type Hooks struct {
 	// AfterToolCall may replace the result of an executed call (`tool_result`, events.md §3.6).
 	AfterToolCall func(ctx context.Context, call tool.Call, result tool.Result) tool.Result
 
+	// MessageEnd may replace a finished message in place before it joins the context and its
+	// message_end event is emitted (its role is kept). Used by the `message_end` event.
+	MessageEnd func(ctx context.Context, m *llm.Message)
+
 	// PrepareRequest is called before every provider request to fill per-request fields that can
 	// change during a run (API key, headers, provider hooks). It may return an error, which ends
 	// the turn with an error assistant message.

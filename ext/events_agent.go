@@ -55,6 +55,15 @@ func (e *SessionStop) apply(res any) error {
 	return nil
 }
 
+// kept makes the first continuation the combined result when no handler blocked (events.md
+// §3.5: the first continue wins, later handlers still run).
+func (e *SessionStop) kept() any {
+	if e.continuation == nil {
+		return nil
+	}
+	return e.continuation
+}
+
 // Continuation returns the first continue result of a dispatch, or nil.
 func (e *SessionStop) Continuation() *SessionStopResult { return e.continuation }
 
@@ -104,15 +113,15 @@ func (e *MessageEnd) apply(res any) error {
 	return nil
 }
 
-func (*AgentStart) eventID() EventID    { return idAgentStart }
-func (*AgentEnd) eventID() EventID      { return idAgentEnd }
-func (*AgentSettled) eventID() EventID  { return idAgentSettled }
-func (*SessionStop) eventID() EventID   { return idSessionStop }
-func (*TurnStart) eventID() EventID     { return idTurnStart }
-func (*TurnEnd) eventID() EventID       { return idTurnEnd }
-func (*MessageStart) eventID() EventID  { return idMessageStart }
-func (*MessageUpdate) eventID() EventID { return idMessageUpdate }
-func (*MessageEnd) eventID() EventID    { return idMessageEnd }
+func (*AgentStart) eventID() EventID    { return IDAgentStart }
+func (*AgentEnd) eventID() EventID      { return IDAgentEnd }
+func (*AgentSettled) eventID() EventID  { return IDAgentSettled }
+func (*SessionStop) eventID() EventID   { return IDSessionStop }
+func (*TurnStart) eventID() EventID     { return IDTurnStart }
+func (*TurnEnd) eventID() EventID       { return IDTurnEnd }
+func (*MessageStart) eventID() EventID  { return IDMessageStart }
+func (*MessageUpdate) eventID() EventID { return IDMessageUpdate }
+func (*MessageEnd) eventID() EventID    { return IDMessageEnd }
 
 func (*AgentStart) resultOf(None)                {}
 func (*AgentEnd) resultOf(None)                  {}

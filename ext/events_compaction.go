@@ -157,16 +157,16 @@ type SessionTree struct {
 	FromExtension bool         `json:"fromExtension,omitempty"`
 }
 
-func (*SessionBeforeCompact) eventID() EventID { return idSessionBeforeCompact }
-func (*SessionCompacting) eventID() EventID    { return idSessionCompacting }
-func (*SessionCompact) eventID() EventID       { return idSessionCompact }
-func (*SessionCompactFailed) eventID() EventID { return idSessionCompactFailed }
-func (*CompactionStart) eventID() EventID      { return idCompactionStart }
-func (*CompactionEnd) eventID() EventID        { return idCompactionEnd }
-func (*AutoCompactionStart) eventID() EventID  { return idAutoCompactionStart }
-func (*AutoCompactionEnd) eventID() EventID    { return idAutoCompactionEnd }
-func (*SessionBeforeTree) eventID() EventID    { return idSessionBeforeTree }
-func (*SessionTree) eventID() EventID          { return idSessionTree }
+func (*SessionBeforeCompact) eventID() EventID { return IDSessionBeforeCompact }
+func (*SessionCompacting) eventID() EventID    { return IDSessionCompacting }
+func (*SessionCompact) eventID() EventID       { return IDSessionCompact }
+func (*SessionCompactFailed) eventID() EventID { return IDSessionCompactFailed }
+func (*CompactionStart) eventID() EventID      { return IDCompactionStart }
+func (*CompactionEnd) eventID() EventID        { return IDCompactionEnd }
+func (*AutoCompactionStart) eventID() EventID  { return IDAutoCompactionStart }
+func (*AutoCompactionEnd) eventID() EventID    { return IDAutoCompactionEnd }
+func (*SessionBeforeTree) eventID() EventID    { return IDSessionBeforeTree }
+func (*SessionTree) eventID() EventID          { return IDSessionTree }
 
 func (*SessionBeforeCompact) resultOf(*BeforeCompactResult)  {}
 func (*SessionCompacting) resultOf(*SessionCompactingResult) {}

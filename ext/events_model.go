@@ -17,8 +17,8 @@ type ThinkingLevelSelect struct {
 	PreviousLevel string `json:"previousLevel"`
 }
 
-func (*ModelSelect) eventID() EventID         { return idModelSelect }
-func (*ThinkingLevelSelect) eventID() EventID { return idThinkingLevelSelect }
+func (*ModelSelect) eventID() EventID         { return IDModelSelect }
+func (*ThinkingLevelSelect) eventID() EventID { return IDThinkingLevelSelect }
 func (*ModelSelect) resultOf(None)            {}
 func (*ThinkingLevelSelect) resultOf(None)    {}
 

@@ -14,9 +14,18 @@ type AutoRetryStart struct {
 
 // AutoRetryEnd fires when the retries end.
 type AutoRetryEnd struct {
-	Success    bool   `json:"success"`
-	Attempt    int    `json:"attempt"`
-	FinalError string `json:"finalError,omitempty"`
+	Success     bool         `json:"success"`
+	Attempt     int          `json:"attempt"`
+	FinalError  string       `json:"finalError,omitempty"`
+	RetryErrors []RetryError `json:"retryErrors,omitempty"`
+}
+
+// RetryError is one failed attempt of an automatic retry (oh-my-pi).
+type RetryError struct {
+	EntryID        string `json:"entryId"`
+	PersistenceKey string `json:"persistenceKey,omitempty"`
+	Note           string `json:"note"`
+	RetryRecovery  any    `json:"retryRecovery"`
 }
 
 // RetryFallbackApplied fires when a fallback model is selected.
@@ -146,23 +155,23 @@ type WorkflowHeartbeat struct {
 	IntervalMinutes int    `json:"intervalMinutes"`
 }
 
-func (*AutoRetryStart) eventID() EventID          { return idAutoRetryStart }
-func (*AutoRetryEnd) eventID() EventID            { return idAutoRetryEnd }
-func (*RetryFallbackApplied) eventID() EventID    { return idRetryFallbackApplied }
-func (*RetryFallbackSucceeded) eventID() EventID  { return idRetryFallbackSucceeded }
-func (*TTSRTriggered) eventID() EventID           { return idTTSRTriggered }
-func (*TodoReminder) eventID() EventID            { return idTodoReminder }
-func (*GoalUpdated) eventID() EventID             { return idGoalUpdated }
-func (*CredentialDisabled) eventID() EventID      { return idCredentialDisabled }
-func (*UserBash) eventID() EventID                { return idUserBash }
-func (*UserPython) eventID() EventID              { return idUserPython }
-func (*MCPNotification) eventID() EventID         { return idMCPNotification }
-func (*UIPromptStart) eventID() EventID           { return idUIPromptStart }
-func (*UIPromptEnd) eventID() EventID             { return idUIPromptEnd }
-func (*WorkflowLifecycle) eventID() EventID       { return idWorkflowLifecycle }
-func (*WorkflowActivityChanged) eventID() EventID { return idWorkflowActivityChanged }
-func (*WorkflowStageCompleted) eventID() EventID  { return idWorkflowStageCompleted }
-func (*WorkflowHeartbeat) eventID() EventID       { return idWorkflowHeartbeat }
+func (*AutoRetryStart) eventID() EventID          { return IDAutoRetryStart }
+func (*AutoRetryEnd) eventID() EventID            { return IDAutoRetryEnd }
+func (*RetryFallbackApplied) eventID() EventID    { return IDRetryFallbackApplied }
+func (*RetryFallbackSucceeded) eventID() EventID  { return IDRetryFallbackSucceeded }
+func (*TTSRTriggered) eventID() EventID           { return IDTTSRTriggered }
+func (*TodoReminder) eventID() EventID            { return IDTodoReminder }
+func (*GoalUpdated) eventID() EventID             { return IDGoalUpdated }
+func (*CredentialDisabled) eventID() EventID      { return IDCredentialDisabled }
+func (*UserBash) eventID() EventID                { return IDUserBash }
+func (*UserPython) eventID() EventID              { return IDUserPython }
+func (*MCPNotification) eventID() EventID         { return IDMCPNotification }
+func (*UIPromptStart) eventID() EventID           { return IDUIPromptStart }
+func (*UIPromptEnd) eventID() EventID             { return IDUIPromptEnd }
+func (*WorkflowLifecycle) eventID() EventID       { return IDWorkflowLifecycle }
+func (*WorkflowActivityChanged) eventID() EventID { return IDWorkflowActivityChanged }
+func (*WorkflowStageCompleted) eventID() EventID  { return IDWorkflowStageCompleted }
+func (*WorkflowHeartbeat) eventID() EventID       { return IDWorkflowHeartbeat }
 
 func (*AutoRetryStart) resultOf(None)          {}
 func (*AutoRetryEnd) resultOf(None)            {}

@@ -64,11 +64,14 @@ type BeforeAgentStart struct {
 
 // SystemPromptOptions are the inputs the system prompt was built from (Atomic).
 type SystemPromptOptions struct {
-	CustomPrompt       string   `json:"customPrompt,omitempty"`
-	SelectedTools      []string `json:"selectedTools"`
-	AppendSystemPrompt string   `json:"appendSystemPrompt,omitempty"`
-	Cwd                string   `json:"cwd"`
-	ContextFiles       []string `json:"contextFiles,omitempty"`
+	CustomPrompt       string            `json:"customPrompt,omitempty"`
+	SelectedTools      []string          `json:"selectedTools"`
+	ToolSnippets       map[string]string `json:"toolSnippets,omitempty"`     // tool name -> prompt line
+	PromptGuidelines   []string          `json:"promptGuidelines,omitempty"` // guideline bullets
+	AppendSystemPrompt string            `json:"appendSystemPrompt,omitempty"`
+	Cwd                string            `json:"cwd"`
+	ContextFiles       []string          `json:"contextFiles,omitempty"`
+	Skills             []any             `json:"skills,omitempty"` // the skills offered, as the resource loader describes them
 }
 
 // CustomMessage is an extension message (sendMessage, before_agent_start's message).
@@ -157,6 +160,7 @@ type AfterProviderResponse struct {
 	Status    int               `json:"status"`
 	Headers   map[string]string `json:"headers"`
 	RequestID string            `json:"requestId,omitempty"`
+	Metadata  map[string]any    `json:"metadata,omitempty"`
 }
 
 // HeaderMap flattens HTTP headers to lower-case names and their first values.
@@ -170,13 +174,13 @@ func HeaderMap(h http.Header) map[string]string {
 	return m
 }
 
-func (*Input) eventID() EventID                 { return idInput }
-func (*BeforeAgentStart) eventID() EventID      { return idBeforeAgentStart }
-func (*ContextEvent) eventID() EventID          { return idContext }
-func (*BeforeProviderHeaders) eventID() EventID { return idBeforeProviderHeaders }
-func (*BeforeProviderRequest) eventID() EventID { return idBeforeProviderRequest }
-func (*ProviderRequest) eventID() EventID       { return idProviderRequest }
-func (*AfterProviderResponse) eventID() EventID { return idAfterProviderResponse }
+func (*Input) eventID() EventID                 { return IDInput }
+func (*BeforeAgentStart) eventID() EventID      { return IDBeforeAgentStart }
+func (*ContextEvent) eventID() EventID          { return IDContext }
+func (*BeforeProviderHeaders) eventID() EventID { return IDBeforeProviderHeaders }
+func (*BeforeProviderRequest) eventID() EventID { return IDBeforeProviderRequest }
+func (*ProviderRequest) eventID() EventID       { return IDProviderRequest }
+func (*AfterProviderResponse) eventID() EventID { return IDAfterProviderResponse }
 
 func (*Input) resultOf(*InputResult)                       {}
 func (*BeforeAgentStart) resultOf(*BeforeAgentStartResult) {}

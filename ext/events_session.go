@@ -25,9 +25,16 @@ type SessionShutdown struct {
 type ResourcesDiscover struct {
 	Cwd    string `json:"cwd"`
 	Reason string `json:"reason"` // startup|reload
-	// Contributed collects every handler's paths in load order (Accumulate); not part of the
-	// payload handlers receive on the wire.
-	Contributed []ResourcesDiscoverResult `json:"-"`
+	// Contributed collects every handler's paths in load order (Accumulate), each tagged with the
+	// contributing extension (events.md §3.1); not part of the payload handlers receive on the
+	// wire.
+	Contributed []DiscoveredResources `json:"-"`
+}
+
+// DiscoveredResources is one extension's contribution to resources_discover.
+type DiscoveredResources struct {
+	ExtensionPath string
+	ResourcesDiscoverResult
 }
 
 // ResourcesDiscoverResult contributes skill, prompt-template and theme paths.
@@ -110,18 +117,18 @@ type EntryAppended struct {
 	Entry *store.Entry `json:"entry"`
 }
 
-func (*SessionStart) eventID() EventID                       { return idSessionStart }
-func (*SessionShutdown) eventID() EventID                    { return idSessionShutdown }
-func (*ResourcesDiscover) eventID() EventID                  { return idResourcesDiscover }
-func (*SessionInfoChanged) eventID() EventID                 { return idSessionInfoChanged }
-func (*SessionBeforeSwitch) eventID() EventID                { return idSessionBeforeSwitch }
-func (*SessionSwitch) eventID() EventID                      { return idSessionSwitch }
-func (*SessionBeforeFork) eventID() EventID                  { return idSessionBeforeFork }
-func (*SessionFork) eventID() EventID                        { return idSessionFork }
-func (*SessionBranch) eventID() EventID                      { return idSessionBranch }
-func (*ProjectTrust) eventID() EventID                       { return idProjectTrust }
-func (*SessionDirectory) eventID() EventID                   { return idSessionDirectory }
-func (*EntryAppended) eventID() EventID                      { return idEntryAppended }
+func (*SessionStart) eventID() EventID                       { return IDSessionStart }
+func (*SessionShutdown) eventID() EventID                    { return IDSessionShutdown }
+func (*ResourcesDiscover) eventID() EventID                  { return IDResourcesDiscover }
+func (*SessionInfoChanged) eventID() EventID                 { return IDSessionInfoChanged }
+func (*SessionBeforeSwitch) eventID() EventID                { return IDSessionBeforeSwitch }
+func (*SessionSwitch) eventID() EventID                      { return IDSessionSwitch }
+func (*SessionBeforeFork) eventID() EventID                  { return IDSessionBeforeFork }
+func (*SessionFork) eventID() EventID                        { return IDSessionFork }
+func (*SessionBranch) eventID() EventID                      { return IDSessionBranch }
+func (*ProjectTrust) eventID() EventID                       { return IDProjectTrust }
+func (*SessionDirectory) eventID() EventID                   { return IDSessionDirectory }
+func (*EntryAppended) eventID() EventID                      { return IDEntryAppended }
 func (*SessionStart) resultOf(None)                          {}
 func (*SessionShutdown) resultOf(None)                       {}
 func (*ResourcesDiscover) resultOf(*ResourcesDiscoverResult) {}
@@ -135,10 +142,13 @@ func (*ProjectTrust) resultOf(*ProjectTrustResult)           {}
 func (*SessionDirectory) resultOf(*SessionDirectoryResult)   {}
 func (*EntryAppended) resultOf(None)                         {}
 
-func (e *ResourcesDiscover) apply(r any) error {
-	e.Contributed = append(e.Contributed, *r.(*ResourcesDiscoverResult))
+func (e *ResourcesDiscover) applyFrom(extensionPath string, r any) error {
+	e.Contributed = append(e.Contributed, DiscoveredResources{ExtensionPath: extensionPath, ResourcesDiscoverResult: *r.(*ResourcesDiscoverResult)})
 	return nil
 }
+
+// resultRequired: a project_trust handler that returns nothing counts as an error (events.md §3.1).
+func (*ProjectTrust) resultRequired() {}
 
 func (r *ResourcesDiscoverResult) isSet() bool {
 	return r != nil && len(r.SkillPaths)+len(r.PromptPaths)+len(r.ThemePaths) > 0

@@ -11,6 +11,7 @@ type ToolExecutionStart struct {
 	ToolCallID string         `json:"toolCallId"`
 	ToolName   string         `json:"toolName"`
 	Args       map[string]any `json:"args"`
+	Intent     string         `json:"intent,omitempty"` // oh-my-pi
 }
 
 // ToolCall fires after tool_execution_start and argument validation, before execution. Input
@@ -109,13 +110,13 @@ type ToolApprovalResolved struct {
 	Reason     string `json:"reason,omitempty"`
 }
 
-func (*ToolExecutionStart) eventID() EventID    { return idToolExecutionStart }
-func (*ToolCall) eventID() EventID              { return idToolCall }
-func (*ToolExecutionUpdate) eventID() EventID   { return idToolExecutionUpdate }
-func (*ToolResult) eventID() EventID            { return idToolResult }
-func (*ToolExecutionEnd) eventID() EventID      { return idToolExecutionEnd }
-func (*ToolApprovalRequested) eventID() EventID { return idToolApprovalRequested }
-func (*ToolApprovalResolved) eventID() EventID  { return idToolApprovalResolved }
+func (*ToolExecutionStart) eventID() EventID    { return IDToolExecutionStart }
+func (*ToolCall) eventID() EventID              { return IDToolCall }
+func (*ToolExecutionUpdate) eventID() EventID   { return IDToolExecutionUpdate }
+func (*ToolResult) eventID() EventID            { return IDToolResult }
+func (*ToolExecutionEnd) eventID() EventID      { return IDToolExecutionEnd }
+func (*ToolApprovalRequested) eventID() EventID { return IDToolApprovalRequested }
+func (*ToolApprovalResolved) eventID() EventID  { return IDToolApprovalResolved }
 
 func (*ToolExecutionStart) resultOf(None)     {}
 func (*ToolCall) resultOf(*ToolCallResult)    {}

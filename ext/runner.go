@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -268,6 +269,9 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 	var failed error
 	for _, h := range hs {
 		res, err := r.call(h, c, payload)
+		if err == nil {
+			res, err = checkResult(spec, payload, res)
+		}
 		if err != nil {
 			e := &Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()}
 			r.report(e)
@@ -283,11 +287,9 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 			if !isSet(res) {
 				break
 			}
-			if a, ok := payload.(applier); ok {
-				if err := a.apply(res); err != nil {
-					r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
-					break
-				}
+			if err := applyResult(payload, h.ext.Path, res); err != nil {
+				r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+				break
 			}
 			result = res
 		case FirstWins:
@@ -302,11 +304,9 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 			if !isSet(res) {
 				break
 			}
-			if a, ok := payload.(applier); ok {
-				if err := a.apply(res); err != nil {
-					r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
-					break
-				}
+			if err := applyResult(payload, h.ext.Path, res); err != nil {
+				r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+				break
 			}
 			if v, ok := res.(vetoing); ok && v.vetoes() {
 				return res, nil
@@ -318,7 +318,57 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 			break
 		}
 	}
+	if k, ok := payload.(keeper); ok {
+		if kept := k.kept(); kept != nil {
+			result = kept
+		}
+	}
 	return result, failed
+}
+
+// sourcedApplier is an applier that records which extension contributed each result
+// (resources_discover tags every path with its extension, events.md §3.1).
+type sourcedApplier interface {
+	applyFrom(extensionPath string, result any) error
+}
+
+func applyResult(payload any, extensionPath string, res any) error {
+	if a, ok := payload.(sourcedApplier); ok {
+		return a.applyFrom(extensionPath, res)
+	}
+	if a, ok := payload.(applier); ok {
+		return a.apply(res)
+	}
+	return nil
+}
+
+// keeper is implemented by payloads whose combined result is not the last one set: kept returns
+// it (nil: the combine rule's result stands). session_stop keeps the first continuation.
+type keeper interface{ kept() any }
+
+// requiresResult is implemented by payloads of events whose handlers must return a result; a
+// handler that returns none is reported as failed (project_trust, events.md §3.1).
+type requiresResult interface{ resultRequired() }
+
+// checkResult turns a typed nil result into no result, and rejects a result of the wrong type
+// (an untyped OnName handler's mistake) as a handler error instead of letting the combine rule
+// panic on it. A handler of a requiresResult event that returns nothing fails.
+func checkResult(spec *Spec, payload any, res any) (any, error) {
+	if res != nil {
+		if rv := reflect.ValueOf(res); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			res = nil
+		}
+	}
+	if res == nil {
+		if _, ok := payload.(requiresResult); ok {
+			return nil, fmt.Errorf("%s handler returned no result", spec.Name)
+		}
+		return nil, nil
+	}
+	if spec.Result != nil && reflect.TypeOf(res) != reflect.PointerTo(spec.Result) {
+		return nil, fmt.Errorf("%s handler returned %T, want *%s", spec.Name, res, spec.Result.Name())
+	}
+	return res, nil
 }
 
 // call runs one handler, turning a panic into an error.

@@ -73,7 +73,8 @@ type Spec struct {
 	// notification queue without blocking the emitter.
 	Awaited bool `json:"awaited"`
 	// Buffer is the number of events kept (drop-oldest) while the runner is not bound yet;
-	// 0 means events emitted before binding are dropped.
+	// 0 means no buffering: such events reach the handlers subscribed at the time, bound or not
+	// (session_directory and project_trust fire before any session exists).
 	Buffer int `json:"buffer,omitempty"`
 	// Cap is an event-specific bound named by the spec (session_stop continuations).
 	Cap int `json:"cap,omitempty"`
@@ -156,6 +157,14 @@ func fieldsOf(t reflect.Type) []fieldDoc {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" && f.Anonymous {
+			// An untagged embedded struct's fields are promoted into the object, as
+			// encoding/json writes them (CompactionStart{CompactionStatus}, UIPromptStart…).
+			if ft := f.Type; ft.Kind() == reflect.Struct || (ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct) {
+				out = append(out, fieldsOf(ft)...)
+				continue
+			}
+		}
 		if name == "" {
 			name = f.Name
 		}

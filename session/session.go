@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/store"
@@ -39,6 +41,24 @@ type Options struct {
 	OnError func(error)
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+
+	// AllBuiltins are every built-in tool the session could offer (Tools are the active ones);
+	// extensions' setActiveTools chooses among these and the extension tools.
+	AllBuiltins []tool.Tool
+	// Extensions are Go extension factories, run in order when the session starts (and again
+	// when it is replaced or reloaded); ExtensionPaths name them ("go:<name>").
+	Extensions     []ext.Factory
+	ExtensionPaths []string
+	// Mode is print, json, rpc or interactive; UI is the mode's ctx.ui (nil: ext.NoUI).
+	Mode string
+	UI   ext.UI
+	// OnExtensionError receives handler failures (extension_error); nil ignores them.
+	OnExtensionError func(*ext.Error)
+	// SystemPromptBuilder rebuilds the system prompt for a tool set (after extensions changed
+	// the tools); nil keeps SystemPrompt.
+	SystemPromptBuilder func(tools []tool.Tool) string
+	// Cwd is the working directory; "" is the store's cwd.
+	Cwd string
 }
 
 // Session is a live agent session.
@@ -50,9 +70,17 @@ type Session struct {
 	onErr func(error)
 	now   func() time.Time
 
-	mu       sync.Mutex // guards model, thinking
+	mu       sync.Mutex // guards model, thinking, nextTurn, basePrompt
 	model    *llm.Model
 	thinking string
+	nextTurn []llm.Message
+
+	opts       Options
+	runner     *ext.Runner
+	basePrompt string
+	disposed   atomic.Bool
+	async      sync.WaitGroup // turns started by extensions while idle
+	rt         *Runtime       // nil for a session made with New directly
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records
@@ -85,7 +113,17 @@ func New(o Options) (*Session, error) {
 	}
 	thinking = llm.ClampThinkingLevel(o.Model, thinking)
 
-	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking}
+	if o.Cwd == "" {
+		o.Cwd = o.Store.Cwd()
+	}
+	if o.UI == nil {
+		o.UI = ext.NoUI{}
+	}
+	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt}
+	s.runner = ext.NewRunner(s.newContext)
+	if o.OnExtensionError != nil {
+		s.runner.OnError(o.OnExtensionError)
+	}
 	s.agent = agent.New(agent.Config{
 		Provider:      p,
 		Model:         o.Model,
@@ -93,7 +131,13 @@ func New(o Options) (*Session, error) {
 		ThinkingLevel: thinking,
 		Tools:         o.Tools,
 		Now:           o.Now,
-		Hooks:         agent.Hooks{PrepareRequest: s.prepareRequest},
+		Hooks: agent.Hooks{
+			PrepareRequest:   s.prepareRequest,
+			TransformContext: s.transformContext,
+			BeforeToolCall:   s.beforeToolCall,
+			AfterToolCall:    s.afterToolCall,
+			MessageEnd:       s.messageEnd,
+		},
 	})
 	if err := s.agent.SetMessages(sc.Messages); err != nil {
 		return nil, err
@@ -108,7 +152,12 @@ func New(o Options) (*Session, error) {
 			return nil, fmt.Errorf("session: record thinking level: %w", err)
 		}
 	}
+	s.agent.Subscribe(s.dispatchAgentEvent)
 	s.agent.Subscribe(s.persist)
+	if len(o.Extensions) > 0 {
+		s.runner.Load(s, o.ExtensionPaths, o.Extensions)
+		s.ToolsChanged()
+	}
 	return s, nil
 }
 
@@ -117,7 +166,18 @@ func (s *Session) persist(e agent.Event) {
 	if e.Type != agent.EventMessageEnd || e.Message == nil {
 		return
 	}
-	if _, err := s.store.AppendMessage(*e.Message); err != nil {
+	m := e.Message
+	if m.Role == llm.RoleCustom {
+		_, err := s.store.AppendCustomMessageEntry(store.CustomMessage{
+			CustomType: m.CustomType, Content: m.Content, ContentIsString: m.ContentIsString,
+			Display: m.Display, Details: m.Details, ExcludeFromContext: m.ExcludeFromContext,
+		})
+		if err != nil {
+			s.onErr(fmt.Errorf("session: saving a custom message: %w", err))
+		}
+		return
+	}
+	if _, err := s.store.AppendMessage(*m); err != nil {
 		s.onErr(fmt.Errorf("session: saving a %s message: %w", e.Message.Role, err))
 	}
 }
@@ -127,6 +187,7 @@ func (s *Session) persist(e agent.Event) {
 func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
 	req.HTTPClient = s.http
 	req.SessionID = s.store.SessionID()
+	req.Hooks = s.providerHooks(req.Model)
 	if s.reg == nil || req.Model == nil {
 		return nil
 	}
@@ -140,13 +201,6 @@ func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
 	req.APIKey = key
 	req.Headers = s.reg.Headers(req.Model)
 	return nil
-}
-
-// Prompt sends a user message with optional images and runs the agent until it settles. Provider
-// failures end the run with an error assistant message (see Messages), not a Go error; the error
-// is agent.ErrBusy when a run is active.
-func (s *Session) Prompt(ctx context.Context, text string, images []llm.Content) error {
-	return s.agent.Prompt(ctx, llm.UserText(text, images, s.now().UnixMilli()))
 }
 
 // Steer queues a message for delivery before the next provider request of the active run.

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/llm/replay"
 	jsonmode "github.com/atomic-cli/atomic/mode/json"
@@ -31,17 +32,28 @@ func main() {
 	os.Exit(Main(os.Args[1:]))
 }
 
+// Extension is a Go extension compiled into the binary, with the name it is reported under.
+type Extension struct {
+	Name    string
+	Factory ext.Factory
+}
+
 // exitError carries a process exit code through cobra.
 type exitError struct{ code int }
 
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// Main runs atomic with args on the process's streams and returns the exit code.
-func Main(args []string) int {
+// Main runs atomic with args on the process's streams and returns the exit code. exts are Go
+// extensions compiled into this binary, loaded in order.
+func Main(args []string, exts ...Extension) int {
 	opts := &Options{
 		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		StdinIsTTY: isTerminal(os.Stdin), StdoutIsTTY: isTerminal(os.Stdout),
 		Getenv: os.Getenv,
+	}
+	for _, e := range exts {
+		opts.Extensions = append(opts.Extensions, e.Factory)
+		opts.ExtensionPaths = append(opts.ExtensionPaths, "go:"+e.Name)
 	}
 	return execute(opts, args)
 }
@@ -135,32 +147,38 @@ func run(o *Options) error {
 		}
 	}
 
-	tools, err := o.tools(cwd)
-	if err != nil {
-		return err
-	}
-	sess, err := session.New(session.Options{
-		Store:         st,
-		Registry:      regOrNil(reg, o.Replay == ""),
-		Model:         mdl,
-		ThinkingLevel: thinking,
-		Tools:         tools,
-		SystemPrompt:  o.systemPrompt(agentDir, cwd, tools),
-		HTTPClient:    httpClient,
-		OnError:       func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
+	active, all := o.tools(cwd)
+	ctx, received, stop := signalContext()
+	defer stop()
+	rt, err := session.NewRuntime(ctx, session.Options{
+		Store:          st,
+		Registry:       regOrNil(reg, o.Replay == ""),
+		Model:          mdl,
+		ThinkingLevel:  thinking,
+		Tools:          active,
+		AllBuiltins:    all,
+		SystemPrompt:   o.systemPrompt(agentDir, cwd, active),
+		HTTPClient:     httpClient,
+		OnError:        func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
+		Extensions:     o.Extensions,
+		ExtensionPaths: o.ExtensionPaths,
+		Mode:           modeName(o.Mode),
+		Cwd:            cwd,
+		OnExtensionError: func(e *ext.Error) {
+			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
+		},
+		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 	})
 	if err != nil {
 		return err
 	}
-
-	ctx, received, stop := signalContext()
-	defer stop()
 	var code int
 	if o.Mode == "json" {
-		code = jsonmode.Run(ctx, sess, prompts, o.Stdout, o.Stderr)
+		code = jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
 	} else {
-		code = printmode.Run(ctx, sess, prompts, o.Stdout, o.Stderr)
+		code = printmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
 	}
+	rt.Shutdown(context.Background())
 	if sig := received(); sig != nil {
 		code = signalExitCode(sig, code)
 	}
@@ -367,31 +385,38 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 	return m, thinking, err
 }
 
-// tools returns the active built-in tools per --tools / --no-tools.
-func (o *Options) tools(cwd string) ([]tool.Tool, error) {
+// tools returns the active built-in tools per --tools / --no-tools, and every built-in (which
+// extensions may activate with setActiveTools).
+func (o *Options) tools(cwd string) (active, all []tool.Tool) {
+	set := tool.Builtins(cwd, tool.Options{})
+	all = tool.Select(set, tool.AllNames)
 	if o.NoTools {
-		return nil, nil
+		return nil, all
 	}
 	names := tool.DefaultNames
 	if o.Tools != "" {
 		names = nil
-		known := map[string]bool{}
-		for _, n := range tool.AllNames {
-			known[n] = true
-		}
 		for _, n := range strings.Split(o.Tools, ",") {
 			n = strings.TrimSpace(n)
 			if n == "" {
 				continue
 			}
-			if !known[n] {
+			if _, ok := set[n]; !ok {
 				fmt.Fprintf(o.Stderr, "Warning: unknown tool %q (built-in tools: %s)\n", n, strings.Join(tool.AllNames, ", "))
 				continue
 			}
 			names = append(names, n)
 		}
 	}
-	return tool.Select(tool.Builtins(cwd, tool.Options{}), names), nil
+	return tool.Select(set, names), all
+}
+
+// modeName is the ctx.mode of extensions.
+func modeName(mode string) string {
+	if mode == "json" {
+		return "json"
+	}
+	return "print"
 }
 
 func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/atomic-cli/atomic/ext"
 	"golang.org/x/term"
 )
 
@@ -36,6 +38,10 @@ type Options struct {
 	Offline            bool
 	Verbose            bool
 	Replay             string
+
+	// Extensions are the Go extensions compiled in; ExtensionPaths name them.
+	Extensions     []ext.Factory
+	ExtensionPaths []string
 
 	// Messages are the positional prompts; Files the @path attachments, in order.
 	Messages []string
@@ -102,6 +108,7 @@ Examples:
 	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
 	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")
 	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")
+	cmd.AddCommand(newEventsCmd(opts))
 	cmd.SetIn(opts.Stdin)
 	cmd.SetOut(opts.Stdout)
 	cmd.SetErr(opts.Stderr)
@@ -113,3 +120,30 @@ Examples:
 
 // isTerminal reports whether f is a terminal (not merely a character device such as /dev/null).
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
+
+// newEventsCmd is `atomic events --json`: the event table (events.md §5) with each event's rules
+// and payload and result fields.
+func newEventsCmd(opts *Options) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "events",
+		Short: "print the extension event table",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				b, err := ext.TableJSON()
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(opts.Stdout, "%s\n", b)
+				return err
+			}
+			for _, s := range ext.Table {
+				fmt.Fprintf(opts.Stdout, "%-26s %-12s %-11s %-12s %s\n", s.Name, s.Combine, s.Errors, map[bool]string{true: "awaited", false: "async"}[s.Awaited], s.Doc)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}

@@ -1,0 +1,209 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/model"
+)
+
+// extContext is the ExtensionContext of one dispatch or tool call. Every method checks that the
+// session is still live: after replacement or reload it fails with a *ext.StaleContextError
+// (getters panic with it; the runner reports it as the handler's error).
+type extContext struct {
+	s   *Session
+	ctx context.Context
+}
+
+func (s *Session) newContext(ctx context.Context) ext.Context { return &extContext{s: s, ctx: ctx} }
+
+func (c *extContext) check(op string) {
+	if err := c.s.live(op); err != nil {
+		panic(err)
+	}
+}
+
+func (c *extContext) Err() error { return c.s.live("ctx") }
+
+func (c *extContext) UI() ext.UI {
+	c.check("ctx.ui")
+	return c.s.opts.UI
+}
+
+func (c *extContext) HasUI() bool {
+	c.check("ctx.hasUI")
+	_, none := c.s.opts.UI.(ext.NoUI)
+	return !none
+}
+
+func (c *extContext) Mode() string {
+	c.check("ctx.mode")
+	return c.s.opts.Mode
+}
+
+func (c *extContext) Cwd() string {
+	c.check("ctx.cwd")
+	return c.s.opts.Cwd
+}
+
+// IsProjectTrusted is true: project trust arrives with resource loading (a later issue); until
+// then every project is trusted, as in pi.
+func (c *extContext) IsProjectTrusted() bool {
+	c.check("ctx.isProjectTrusted")
+	return true
+}
+
+func (c *extContext) SessionManager() ext.SessionView {
+	c.check("ctx.sessionManager")
+	return c.s.store
+}
+
+func (c *extContext) ModelRegistry() *model.Registry {
+	c.check("ctx.modelRegistry")
+	return c.s.reg
+}
+
+func (c *extContext) Model() *llm.Model {
+	c.check("ctx.model")
+	return c.s.Model()
+}
+
+func (c *extContext) Signal() context.Context {
+	c.check("ctx.signal")
+	if !c.s.agent.IsRunning() {
+		return nil
+	}
+	return c.ctx
+}
+
+func (c *extContext) IsIdle() bool {
+	c.check("ctx.isIdle")
+	return !c.s.agent.IsRunning()
+}
+
+func (c *extContext) Abort() {
+	c.check("ctx.abort")
+	c.s.agent.Abort()
+}
+
+func (c *extContext) HasPendingMessages() bool {
+	c.check("ctx.hasPendingMessages")
+	return c.s.agent.HasQueuedMessages()
+}
+
+// Shutdown is a no-op in print and JSON mode (rpc-and-json.md §8); the interactive and RPC modes
+// will honour it when idle.
+func (c *extContext) Shutdown() {
+	c.check("ctx.shutdown")
+	if c.s.rt != nil {
+		c.s.rt.requestShutdown()
+	}
+}
+
+func (c *extContext) GetContextUsage() *ext.ContextUsage {
+	c.check("ctx.getContextUsage")
+	m := c.s.Model()
+	if m == nil {
+		return nil
+	}
+	msgs := c.s.agent.Messages()
+	var tokens int64
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant && msgs[i].StopReason != llm.StopError && msgs[i].StopReason != llm.StopAborted {
+			u := msgs[i].Usage
+			tokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+			last = i
+			break
+		}
+	}
+	for _, msg := range msgs[last+1:] {
+		b, _ := msg.AppendJSON(nil)
+		tokens += int64(len(b)+3) / 4
+	}
+	u := &ext.ContextUsage{Tokens: tokens, ContextWindow: m.ContextWindow}
+	if m.ContextWindow > 0 {
+		u.Percent = float64(tokens) * 100 / float64(m.ContextWindow)
+	}
+	return u
+}
+
+func (c *extContext) Compact(ext.CompactOptions) error {
+	c.check("ctx.compact")
+	return fmt.Errorf("ctx.compact: compaction is %w in atomic", ext.ErrNotAvailable)
+}
+
+func (c *extContext) GetSystemPrompt() string {
+	c.check("ctx.getSystemPrompt")
+	return c.s.agent.Config().SystemPrompt
+}
+
+// commandContext is the ExtensionCommandContext of one command run.
+type commandContext struct{ extContext }
+
+func (s *Session) commandContext(ctx context.Context) ext.CommandContext {
+	return &commandContext{extContext{s: s, ctx: ctx}}
+}
+
+// ErrNoRuntime is returned by session operations of a session made without a Runtime.
+var ErrNoRuntime = errors.New("session operations need a session.Runtime")
+
+func (c *commandContext) WaitForIdle(ctx context.Context) error {
+	if err := c.s.live("ctx.waitForIdle"); err != nil {
+		return err
+	}
+	return c.s.WaitIdle(ctx)
+}
+
+func (c *commandContext) runtime(op string) (*Runtime, error) {
+	if err := c.s.live(op); err != nil {
+		return nil, err
+	}
+	if c.s.rt == nil {
+		return nil, ErrNoRuntime
+	}
+	return c.s.rt, nil
+}
+
+func (c *commandContext) NewSession(ctx context.Context, o ext.NewSessionOptions) (bool, error) {
+	rt, err := c.runtime("ctx.newSession")
+	if err != nil {
+		return false, err
+	}
+	return rt.NewSession(ctx, o)
+}
+
+func (c *commandContext) Fork(ctx context.Context, entryID string, o ext.ForkOptions) (bool, error) {
+	rt, err := c.runtime("ctx.fork")
+	if err != nil {
+		return false, err
+	}
+	return rt.Fork(ctx, entryID, o)
+}
+
+func (c *commandContext) NavigateTree(ctx context.Context, targetID string, o ext.NavigateOptions) (bool, error) {
+	rt, err := c.runtime("ctx.navigateTree")
+	if err != nil {
+		return false, err
+	}
+	return rt.NavigateTree(ctx, targetID, o)
+}
+
+func (c *commandContext) SwitchSession(ctx context.Context, path string, o ext.SwitchOptions) (bool, error) {
+	rt, err := c.runtime("ctx.switchSession")
+	if err != nil {
+		return false, err
+	}
+	return rt.SwitchSession(ctx, path, o)
+}
+
+func (c *commandContext) Reload(ctx context.Context) error {
+	rt, err := c.runtime("ctx.reload")
+	if err != nil {
+		return err
+	}
+	return rt.Reload(ctx)
+}

@@ -1,0 +1,583 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// Runner returns the session's extension runner.
+func (s *Session) Runner() *ext.Runner { return s.runner }
+
+// dispatchAgentEvent forwards agent events to extensions before any other session listener
+// (events.md §1.2: extension handlers first, then the session's public listeners).
+func (s *Session) dispatchAgentEvent(e agent.Event) {
+	r := s.runner
+	ctx := s.runCtx()
+	switch e.Type {
+	case agent.EventAgentStart:
+		ext.Emit[ext.None](r, ctx, ext.AgentStart{})
+	case agent.EventAgentEnd:
+		if r.Has(ext.IDAgentEnd) {
+			ext.Emit[ext.None](r, ctx, ext.AgentEnd{Messages: e.Messages})
+		}
+	case agent.EventTurnStart:
+		ext.Emit[ext.None](r, ctx, ext.TurnStart{TurnIndex: e.TurnIndex, Timestamp: e.Timestamp})
+	case agent.EventTurnEnd:
+		if r.Has(ext.IDTurnEnd) {
+			results := e.ToolResults
+			if results == nil {
+				results = []llm.Message{}
+			}
+			ext.Emit[ext.None](r, ctx, ext.TurnEnd{TurnIndex: e.TurnIndex, Message: e.Message, ToolResults: results})
+		}
+	case agent.EventMessageStart:
+		ext.Emit[ext.None](r, ctx, ext.MessageStart{Message: e.Message})
+	case agent.EventMessageUpdate:
+		ext.Emit[ext.None](r, ctx, ext.MessageUpdate{AssistantMessageEvent: e.StreamEvent, Message: e.Message})
+	case agent.EventToolExecutionStart:
+		ext.Emit[ext.None](r, ctx, ext.ToolExecutionStart{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Args: e.Args})
+	case agent.EventToolExecutionUpdate:
+		if r.Has(ext.IDToolExecutionUpdate) {
+			ext.Emit[ext.None](r, ctx, ext.ToolExecutionUpdate{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Args: e.Args, PartialResult: toolResultWire(e.Result)})
+		}
+	case agent.EventToolExecutionEnd:
+		if r.Has(ext.IDToolExecutionEnd) {
+			ext.Emit[ext.None](r, ctx, ext.ToolExecutionEnd{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Result: toolResultWire(e.Result), IsError: e.IsError})
+		}
+	}
+}
+
+func toolResultWire(r *tool.Result) map[string]any {
+	if r == nil {
+		return map[string]any{"content": []llm.Content{}}
+	}
+	out := map[string]any{"content": r.Content}
+	if r.Details != nil {
+		out["details"] = r.Details
+	}
+	return out
+}
+
+// runCtx is the context handed to agent-event handlers: the active run's, else background.
+func (s *Session) runCtx() context.Context { return context.Background() }
+
+// messageEnd lets `message_end` handlers replace a message (same role) before it is persisted.
+func (s *Session) messageEnd(ctx context.Context, m *llm.Message) {
+	if !s.runner.Has(ext.IDMessageEnd) {
+		return
+	}
+	out, _, _ := ext.Emit[*ext.MessageEndResult](s.runner, ctx, ext.MessageEnd{Message: m})
+	if out.Message != nil && out.Message != m {
+		*m = *out.Message
+	}
+}
+
+// transformContext is the `context` event: handlers get a deep copy and may replace the list.
+func (s *Session) transformContext(ctx context.Context, msgs []llm.Message) []llm.Message {
+	if !s.runner.Has(ext.IDContext) {
+		return msgs
+	}
+	out, _, _ := ext.Emit[*ext.ContextResult](s.runner, ctx, ext.ContextEvent{Messages: msgs})
+	return out.Messages
+}
+
+// beforeToolCall is the fail-closed `tool_call` event.
+func (s *Session) beforeToolCall(ctx context.Context, call *tool.Call) (*agent.Block, error) {
+	if !s.runner.Has(ext.IDToolCall) {
+		return nil, nil
+	}
+	out, res, err := ext.Emit[*ext.ToolCallResult](s.runner, ctx, ext.ToolCall{ToolCallID: call.ID, ToolName: call.Name, Input: call.Args})
+	if err != nil {
+		return nil, err
+	}
+	call.Args = out.Input
+	if res != nil && res.Block {
+		return &agent.Block{Reason: res.Reason, Terminate: res.Terminate}, nil
+	}
+	return nil, nil
+}
+
+// afterToolCall is the `tool_result` event (chained partial patches).
+func (s *Session) afterToolCall(ctx context.Context, call tool.Call, res tool.Result) tool.Result {
+	if !s.runner.Has(ext.IDToolResult) {
+		return res
+	}
+	out, _, _ := ext.Emit[*ext.ToolResultPatch](s.runner, ctx, ext.ToolResult{
+		ToolCallID: call.ID, ToolName: call.Name, Input: call.Args,
+		Content: res.Content, Details: res.Details, IsError: res.IsError,
+	})
+	res.Content, res.Details, res.IsError = out.Content, out.Details, out.IsError
+	return res
+}
+
+// providerHooks wires the provider HTTP path events; nil when nobody listens.
+func (s *Session) providerHooks(m *llm.Model) *llm.Hooks {
+	r := s.runner
+	if !r.Has(ext.IDBeforeProviderHeaders) && !r.Has(ext.IDBeforeProviderRequest) && !r.Has(ext.IDProviderRequest) && !r.Has(ext.IDAfterProviderResponse) {
+		return nil
+	}
+	h := &llm.Hooks{}
+	if r.Has(ext.IDBeforeProviderHeaders) {
+		h.BeforeHeaders = func(ctx context.Context, headers map[string]string) {
+			ext.Emit[ext.None](r, ctx, ext.BeforeProviderHeaders{Headers: headers, Provider: m.Provider, ModelID: m.ID})
+		}
+	}
+	if r.Has(ext.IDBeforeProviderRequest) {
+		h.BeforeRequest = func(ctx context.Context, payload any) any {
+			out, _, _ := ext.Emit[*ext.PayloadResult](r, ctx, ext.BeforeProviderRequest{Payload: payload})
+			return out.Payload
+		}
+	}
+	if r.Has(ext.IDProviderRequest) {
+		h.OnRequest = func(ctx context.Context, body []byte) {
+			ext.Emit[ext.None](r, ctx, ext.ProviderRequest{PayloadJSON: string(body), Provider: m.Provider, ModelID: m.ID})
+		}
+	}
+	if r.Has(ext.IDAfterProviderResponse) {
+		h.AfterResponse = func(ctx context.Context, status int, headers http.Header) {
+			ext.Emit[ext.None](r, ctx, ext.AfterProviderResponse{Status: status, Headers: ext.HeaderMap(headers), RequestID: firstHeader(headers, "request-id", "x-request-id")})
+		}
+	}
+	return h
+}
+
+func firstHeader(h http.Header, names ...string) string {
+	for _, n := range names {
+		if v := h.Get(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// PromptOptions qualify a prompt.
+type PromptOptions struct {
+	// Source is the `input` event's source: interactive (default), rpc or extension.
+	Source string
+	Images []llm.Content
+}
+
+// ErrCommandFailed wraps the error of an extension command run from a prompt.
+var ErrCommandFailed = errors.New("extension command failed")
+
+// Prompt runs one prompt the way a user's input is handled (events.md §2, "Prompt"): an
+// extension `/command` runs instead (no input event); otherwise `input` may transform or handle
+// the text, queued nextTurn messages are attached, `before_agent_start` may change the system
+// prompt and inject messages, the agent runs, `session_stop` may ask for more passes (at most 8),
+// and `agent_settled` fires once at the end, even on error. Provider failures end the run with
+// an error assistant message, not a Go error.
+func (s *Session) Prompt(ctx context.Context, text string, images []llm.Content) error {
+	return s.PromptWith(ctx, text, PromptOptions{Images: images})
+}
+
+// PromptWith is Prompt with options.
+func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) error {
+	if err := s.live("prompt"); err != nil {
+		return err
+	}
+	if o.Images == nil {
+		o.Images = nil
+	}
+	if name, args, ok := parseCommand(text); ok {
+		if cmd, e, found := s.runner.Command(name); found {
+			return s.runCommand(ctx, name, cmd, e, args)
+		}
+	}
+	if o.Source == "" {
+		o.Source = "interactive"
+	}
+	images := o.Images
+	if s.runner.Has(ext.IDInput) {
+		out, _, _ := ext.Emit[*ext.InputResult](s.runner, ctx, ext.Input{Text: text, Images: images, Source: o.Source})
+		if out.Handled {
+			return nil
+		}
+		text, images = out.Text, out.Images
+	}
+	if s.agent.IsRunning() {
+		s.agent.Steer(llm.UserText(text, images, s.now().UnixMilli()))
+		return nil
+	}
+	defer ext.Emit[ext.None](s.runner, context.Background(), ext.AgentSettled{})
+	msgs := []llm.Message{llm.UserText(text, images, s.now().UnixMilli())}
+	s.mu.Lock()
+	msgs = append(msgs, s.nextTurn...)
+	s.nextTurn = nil
+	base := s.basePrompt
+	s.mu.Unlock()
+	systemPrompt := base
+	if s.runner.Has(ext.IDBeforeAgentStart) {
+		out, _, _ := ext.Emit[*ext.BeforeAgentStartResult](s.runner, ctx, ext.BeforeAgentStart{
+			Prompt: text, Images: images, SystemPrompt: base,
+			SystemPromptOptions: ext.SystemPromptOptions{SelectedTools: s.toolNames(), Cwd: s.opts.Cwd},
+		})
+		systemPrompt = out.SystemPrompt
+		for _, m := range out.Messages {
+			msgs = append(msgs, s.customMessage(m, false))
+		}
+	}
+	s.agent.Configure(func(c *agent.Config) { c.SystemPrompt = systemPrompt })
+	if err := s.agent.Prompt(ctx, msgs...); err != nil {
+		return err
+	}
+	return s.sessionStop(ctx)
+}
+
+// sessionStop runs the oh-my-pi settle hook: a continuation prompts again with its additional
+// context, at most Cap times in a row (events.md §3.5).
+func (s *Session) sessionStop(ctx context.Context) error {
+	spec, _ := ext.Lookup("session_stop")
+	for n := 0; n < spec.Cap && s.runner.Has(ext.IDSessionStop) && ctx.Err() == nil; n++ {
+		msgs := s.agent.Messages()
+		var last *llm.Message
+		for i := len(msgs) - 1; i >= 0; i-- {
+			if msgs[i].Role == llm.RoleAssistant {
+				last = &msgs[i]
+				break
+			}
+		}
+		out, res, _ := ext.Emit[*ext.SessionStopResult](s.runner, ctx, ext.SessionStop{
+			Messages: msgs, LastAssistantMessage: last, SessionID: s.store.SessionID(),
+			SessionFile: s.store.SessionFile(), StopHookActive: n > 0,
+		})
+		if res != nil && res.Decision == "block" {
+			return nil
+		}
+		c := out.Continuation()
+		if c == nil {
+			return nil
+		}
+		extra := c.AdditionalContext
+		if extra == "" {
+			extra = c.Reason
+		}
+		if err := s.agent.Prompt(ctx, s.customMessage(ext.CustomMessage{CustomType: "session_stop", Content: []llm.Content{llm.Text(extra)}, Display: true}, false)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseCommand(text string) (name, args string, ok bool) {
+	if !strings.HasPrefix(text, "/") || len(text) < 2 {
+		return "", "", false
+	}
+	body := text[1:]
+	name, args, _ = strings.Cut(body, " ")
+	if i := strings.IndexAny(name, "\n\t"); i >= 0 {
+		name, args = name[:i], strings.TrimSpace(body[i:])
+	}
+	return name, strings.TrimSpace(args), name != ""
+}
+
+func (s *Session) runCommand(ctx context.Context, name string, cmd ext.Command, e *ext.Extension, args string) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+		if err != nil {
+			err = fmt.Errorf("%w: /%s (%s): %v", ErrCommandFailed, name, e.Path, err)
+		}
+	}()
+	return cmd.Handler(ctx, s.commandContext(ctx), args)
+}
+
+func (s *Session) toolNames() []string {
+	var out []string
+	for _, t := range s.agent.Config().Tools {
+		out = append(out, t.Name())
+	}
+	return out
+}
+
+// customMessage turns an extension message into an agent message of role custom.
+func (s *Session) customMessage(m ext.CustomMessage, exclude bool) llm.Message {
+	content := m.Content
+	if content == nil {
+		content = []llm.Content{}
+	}
+	return llm.Message{Role: llm.RoleCustom, CustomType: m.CustomType, Content: content, Display: m.Display, Details: m.Details, ExcludeFromContext: exclude, Timestamp: s.now().UnixMilli()}
+}
+
+// Start emits the startup lifecycle on a fresh runtime (events.md §2): session_start with the
+// reason, the pi/oh-my-pi compatibility after-events for switches and forks, then
+// resources_discover; the runner is bound first so buffered notices flush.
+func (s *Session) Start(ctx context.Context, reason, previousSessionFile string) {
+	s.runner.SetHost(s)
+	s.runner.Bind()
+	ext.Emit[ext.None](s.runner, ctx, ext.SessionStart{Reason: reason, PreviousSessionFile: previousSessionFile})
+	switch reason {
+	case "new", "resume":
+		ext.Emit[ext.None](s.runner, ctx, ext.SessionSwitch{Reason: reason, PreviousSessionFile: previousSessionFile})
+	case "fork":
+		ext.Emit[ext.None](s.runner, ctx, ext.SessionFork{PreviousSessionFile: previousSessionFile})
+		ext.Emit[ext.None](s.runner, ctx, ext.SessionBranch{PreviousSessionFile: previousSessionFile})
+	}
+	discoverReason := "startup"
+	if reason == "reload" {
+		discoverReason = "reload"
+	}
+	ext.Emit[*ext.ResourcesDiscoverResult](s.runner, ctx, ext.ResourcesDiscover{Cwd: s.opts.Cwd, Reason: discoverReason})
+}
+
+// Shutdown aborts any run, waits for extension-triggered turns, emits session_shutdown and
+// disposes the session: every context handed out before is stale from then on.
+func (s *Session) Shutdown(ctx context.Context, reason, targetSessionFile string) {
+	if s.disposed.Load() {
+		return
+	}
+	s.agent.Abort()
+	ext.Emit[ext.None](s.runner, ctx, ext.SessionShutdown{Reason: reason, TargetSessionFile: targetSessionFile})
+	s.runner.Drain()
+	s.disposed.Store(true)
+	s.runner.SetHost(nil)
+}
+
+// WaitIdle blocks until no run is active and turns triggered by extensions have finished.
+func (s *Session) WaitIdle(ctx context.Context) error {
+	if err := s.agent.Wait(ctx); err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	go func() { s.async.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *Session) live(op string) error {
+	if s.disposed.Load() {
+		return &ext.StaleContextError{Op: op}
+	}
+	return nil
+}
+
+// Host implementation (ext.Host): what extensions do to the session.
+
+// SendMessage delivers extension messages per opts (seed 004, "pi.sendMessage").
+func (s *Session) SendMessage(ctx context.Context, msgs []ext.CustomMessage, o ext.SendOptions) error {
+	if err := s.live("sendMessage"); err != nil {
+		return err
+	}
+	am := make([]llm.Message, len(msgs))
+	for i, m := range msgs {
+		am[i] = s.customMessage(m, o.ExcludeFromContext)
+	}
+	return s.deliver(am, o)
+}
+
+// SendUserMessage delivers a user message; while streaming, DeliverAs is required.
+func (s *Session) SendUserMessage(ctx context.Context, content []llm.Content, o ext.SendOptions) error {
+	if err := s.live("sendUserMessage"); err != nil {
+		return err
+	}
+	if s.agent.IsRunning() && o.DeliverAs == "" {
+		return errors.New(`sendUserMessage: the agent is streaming: pass deliverAs "steer" or "followUp"`)
+	}
+	m := llm.Message{Role: llm.RoleUser, Content: content, Timestamp: s.now().UnixMilli()}
+	o.TriggerTurn = true
+	return s.deliver([]llm.Message{m}, o)
+}
+
+func (s *Session) deliver(msgs []llm.Message, o ext.SendOptions) error {
+	switch {
+	case o.DeliverAs == "nextTurn":
+		s.mu.Lock()
+		s.nextTurn = append(s.nextTurn, msgs...)
+		s.mu.Unlock()
+		return nil
+	case s.agent.IsRunning() && o.DeliverAs == "interrupt":
+		s.agent.Abort()
+		s.startTurn(msgs)
+		return nil
+	case s.agent.IsRunning() && o.DeliverAs == "followUp":
+		for _, m := range msgs {
+			s.agent.FollowUp(m)
+		}
+		return nil
+	case s.agent.IsRunning():
+		for _, m := range msgs {
+			s.agent.Steer(m)
+		}
+		return nil
+	case o.TriggerTurn || o.DeliverAs == "interrupt":
+		s.startTurn(msgs)
+		return nil
+	}
+	// Idle without a turn: the messages join the session as they are.
+	for _, m := range msgs {
+		s.appendIdle(m)
+	}
+	return nil
+}
+
+// startTurn runs a turn for msgs in the background (the call is an admission receipt).
+func (s *Session) startTurn(msgs []llm.Message) {
+	s.async.Add(1)
+	go func() {
+		defer s.async.Done()
+		s.agent.Abort()
+		_ = s.agent.Wait(context.Background())
+		defer ext.Emit[ext.None](s.runner, context.Background(), ext.AgentSettled{})
+		if err := s.agent.Prompt(context.Background(), msgs...); err != nil {
+			s.onErr(fmt.Errorf("session: extension-triggered turn: %w", err))
+		}
+	}()
+}
+
+// appendIdle adds a message to the context and the session without running a turn.
+func (s *Session) appendIdle(m llm.Message) {
+	msgs := append(s.agent.Messages(), m)
+	_ = s.agent.SetMessages(msgs)
+	s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
+}
+
+// AppendEntry persists extension state and emits entry_appended.
+func (s *Session) AppendEntry(customType string, data any) error {
+	if err := s.live("appendEntry"); err != nil {
+		return err
+	}
+	id, err := s.store.AppendCustomEntry(customType, data)
+	if err != nil {
+		return err
+	}
+	ext.Emit[ext.None](s.runner, context.Background(), ext.EntryAppended{Entry: s.store.Entry(id)})
+	return nil
+}
+
+// SetSessionName records the name and emits session_info_changed.
+func (s *Session) SetSessionName(name string) error {
+	if err := s.live("setSessionName"); err != nil {
+		return err
+	}
+	if _, err := s.store.AppendSessionInfo(name); err != nil {
+		return err
+	}
+	var p *string
+	if n := strings.TrimSpace(name); n != "" {
+		p = &n
+	}
+	ext.Emit[ext.None](s.runner, context.Background(), ext.SessionInfoChanged{Name: p})
+	return nil
+}
+
+// SessionName returns the session's display name.
+func (s *Session) SessionName() string { return s.store.SessionName() }
+
+// SetLabel labels an entry ("" clears).
+func (s *Session) SetLabel(entryID, label string) error {
+	if err := s.live("setLabel"); err != nil {
+		return err
+	}
+	_, err := s.store.AppendLabelChange(entryID, label)
+	return err
+}
+
+// SetModel switches the model, re-clamps the thinking level and emits thinking_level_select (if
+// it changed) then model_select (events.md §2, "/model").
+func (s *Session) SetModel(m *llm.Model) error {
+	return s.setModel(m, "set")
+}
+
+func (s *Session) setModel(m *llm.Model, source string) error {
+	if err := s.live("setModel"); err != nil {
+		return err
+	}
+	if m == nil {
+		return errors.New("setModel: no model")
+	}
+	p, err := ProviderFor(m.API)
+	if err != nil {
+		return fmt.Errorf("setModel %s/%s: %w", m.Provider, m.ID, err)
+	}
+	s.mu.Lock()
+	prev := s.model
+	if prev != nil && prev.Provider == m.Provider && prev.ID == m.ID {
+		s.mu.Unlock()
+		return nil
+	}
+	prevLevel := s.thinking
+	level := llm.ClampThinkingLevel(m, prevLevel)
+	s.model, s.thinking = m, level
+	s.mu.Unlock()
+	s.agent.Configure(func(c *agent.Config) { c.Model, c.Provider, c.ThinkingLevel = m, p, level })
+	if _, err := s.store.AppendModelChange(m.Provider, m.ID); err != nil {
+		return err
+	}
+	if level != prevLevel {
+		if _, err := s.store.AppendThinkingLevelChange(level); err != nil {
+			return err
+		}
+		ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prevLevel})
+	}
+	ext.Emit[ext.None](s.runner, context.Background(), ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
+	return nil
+}
+
+// SetThinkingLevel sets the level (clamped to the model) and emits thinking_level_select when
+// the effective level changed.
+func (s *Session) SetThinkingLevel(level string) error {
+	if err := s.live("setThinkingLevel"); err != nil {
+		return err
+	}
+	if !llm.ValidThinkingLevel(level) {
+		return fmt.Errorf("setThinkingLevel: unknown level %q (use %s)", level, strings.Join(llm.ThinkingLevels, ", "))
+	}
+	s.mu.Lock()
+	prev := s.thinking
+	level = llm.ClampThinkingLevel(s.model, level)
+	s.thinking = level
+	s.mu.Unlock()
+	if level == prev {
+		return nil
+	}
+	s.agent.Configure(func(c *agent.Config) { c.ThinkingLevel = level })
+	if _, err := s.store.AppendThinkingLevelChange(level); err != nil {
+		return err
+	}
+	ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prev})
+	return nil
+}
+
+// ToolsChanged recomputes the agent's tools from the built-ins and the extensions' tools, and the
+// system prompt when a builder was given.
+func (s *Session) ToolsChanged() {
+	tools := s.runner.Tools(s.opts.Tools, s.allBuiltins())
+	prompt := ""
+	if s.opts.SystemPromptBuilder != nil {
+		prompt = s.opts.SystemPromptBuilder(tools)
+		s.mu.Lock()
+		s.basePrompt = prompt
+		s.mu.Unlock()
+	}
+	s.agent.Configure(func(c *agent.Config) {
+		c.Tools = tools
+		if prompt != "" {
+			c.SystemPrompt = prompt
+		}
+	})
+}
+
+// BuiltinTools returns the built-in tools the session was given (the active ones).
+func (s *Session) BuiltinTools() []tool.Tool { return s.allBuiltins() }
+
+func (s *Session) allBuiltins() []tool.Tool {
+	if s.opts.AllBuiltins != nil {
+		return s.opts.AllBuiltins
+	}
+	return s.opts.Tools
+}
+
+var _ ext.Host = (*Session)(nil)
+

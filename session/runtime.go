@@ -1,0 +1,288 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/store"
+)
+
+// Runtime owns the live Session and replaces it on /new, /resume, /fork and reload with the
+// lifecycle of events.md §2: session_before_* (may cancel) → session_shutdown on the old runtime
+// → the old one is disposed (its contexts are stale) → a new Session with freshly run extension
+// factories → session_start{reason, previousSessionFile} → resources_discover → withSession.
+// Front-ends subscribe to the Runtime, so they follow the replacement. Safe for concurrent use.
+type Runtime struct {
+	mu       sync.Mutex // guards cur, subs, shutdown
+	cur      *Session
+	base     Options
+	subs     []*func(agent.Event)
+	shutdown bool
+}
+
+// NewRuntime builds the first Session from o and starts it (session_start{startup},
+// resources_discover).
+func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
+	rt := &Runtime{base: o}
+	s, err := rt.build(o.Store, o.Model, o.ThinkingLevel)
+	if err != nil {
+		return nil, err
+	}
+	rt.cur = s
+	s.Start(ctx, "startup", "")
+	return rt, nil
+}
+
+func (rt *Runtime) build(st *store.Session, m *llm.Model, thinking string) (*Session, error) {
+	o := rt.base
+	o.Store, o.Model, o.ThinkingLevel = st, m, thinking
+	s, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	s.rt = rt
+	s.agent.Subscribe(rt.forward)
+	return s, nil
+}
+
+// forward delivers the current session's events to the runtime's subscribers.
+func (rt *Runtime) forward(e agent.Event) {
+	rt.mu.Lock()
+	subs := rt.subs
+	rt.mu.Unlock()
+	for _, fn := range subs {
+		(*fn)(e)
+	}
+}
+
+// Session returns the live session.
+func (rt *Runtime) Session() *Session {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.cur
+}
+
+// Subscribe adds a listener of the live session's events, kept across replacements.
+func (rt *Runtime) Subscribe(fn func(agent.Event)) func() {
+	p := &fn
+	rt.mu.Lock()
+	rt.subs = append(rt.subs, p)
+	rt.mu.Unlock()
+	return func() {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		for i, q := range rt.subs {
+			if q == p {
+				rt.subs = append(rt.subs[:i:i], rt.subs[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Prompt runs a prompt on the live session (see Session.PromptWith), then waits for turns that
+// extensions started meanwhile.
+func (rt *Runtime) Prompt(ctx context.Context, text string, images []llm.Content) error {
+	if err := rt.Session().PromptWith(ctx, text, PromptOptions{Images: images}); err != nil {
+		return err
+	}
+	if err := rt.Session().WaitIdle(ctx); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// Messages returns the live session's context.
+func (rt *Runtime) Messages() []llm.Message { return rt.Session().Messages() }
+
+// HeaderJSON returns the live session's header line.
+func (rt *Runtime) HeaderJSON() []byte { return rt.Session().HeaderJSON() }
+
+// Shutdown emits session_shutdown{quit} on the live session and disposes it.
+func (rt *Runtime) Shutdown(ctx context.Context) {
+	rt.Session().Shutdown(ctx, "quit", "")
+}
+
+func (rt *Runtime) requestShutdown() {
+	rt.mu.Lock()
+	rt.shutdown = true
+	rt.mu.Unlock()
+}
+
+// ShutdownRequested reports whether an extension called ctx.shutdown().
+func (rt *Runtime) ShutdownRequested() bool {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return rt.shutdown
+}
+
+// replace tears the live session down and starts the one made by next.
+func (rt *Runtime) replace(ctx context.Context, reason, target string, next func(old *Session) (*store.Session, error), with func(context.Context, ext.CommandContext) error) error {
+	old := rt.Session()
+	prevFile := old.store.SessionFile()
+	old.agent.Abort()
+	_ = old.agent.Wait(ctx)
+	old.Shutdown(ctx, reason, target)
+	st, err := next(old)
+	if err != nil {
+		return err
+	}
+	s, err := rt.build(st, old.Model(), old.ThinkingLevel())
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	rt.cur = s
+	rt.mu.Unlock()
+	s.Start(ctx, reason, prevFile)
+	if with != nil {
+		return with(ctx, s.commandContext(ctx))
+	}
+	return nil
+}
+
+func (rt *Runtime) beforeSwitch(ctx context.Context, reason, target string) bool {
+	_, res, _ := ext.Emit[*ext.CancelResult](rt.Session().runner, ctx, ext.SessionBeforeSwitch{Reason: reason, TargetSessionFile: target})
+	return res != nil && res.Cancel
+}
+
+// NewSession replaces the session with a new, empty one (ctx.newSession).
+func (rt *Runtime) NewSession(ctx context.Context, o ext.NewSessionOptions) (bool, error) {
+	if rt.beforeSwitch(ctx, "new", "") {
+		return true, nil
+	}
+	err := rt.replace(ctx, "new", "", func(old *Session) (*store.Session, error) {
+		st := old.store
+		if _, err := st.NewSession(store.CreateOptions{ParentSession: o.ParentSession}); err != nil {
+			return nil, err
+		}
+		if o.Setup != nil {
+			if err := o.Setup(st); err != nil {
+				return nil, fmt.Errorf("newSession setup: %w", err)
+			}
+		}
+		return st, nil
+	}, o.WithSession)
+	return false, err
+}
+
+// SwitchSession replaces the session with the one stored at path (ctx.switchSession, /resume).
+func (rt *Runtime) SwitchSession(ctx context.Context, path string, o ext.SwitchOptions) (bool, error) {
+	if rt.beforeSwitch(ctx, "resume", path) {
+		return true, nil
+	}
+	err := rt.replace(ctx, "resume", path, func(old *Session) (*store.Session, error) {
+		return store.Open(path, "")
+	}, o.WithSession)
+	return false, err
+}
+
+// Fork replaces the session with a fork at entryID (ctx.fork, /fork and /clone): position
+// "before" (default) forks before the selected user message; "at" duplicates the path through it.
+func (rt *Runtime) Fork(ctx context.Context, entryID string, o ext.ForkOptions) (bool, error) {
+	pos := o.Position
+	if pos == "" {
+		pos = "before"
+	}
+	if pos != "before" && pos != "at" {
+		return false, fmt.Errorf("fork: position must be before or at, not %q", pos)
+	}
+	cur := rt.Session()
+	entry := cur.store.Entry(entryID)
+	if entry == nil {
+		return false, fmt.Errorf("fork: %w: %s", store.ErrEntryNotFound, entryID)
+	}
+	if pos == "before" && (entry.Type != store.TypeMessage || entry.Role() != llm.RoleUser) {
+		return false, fmt.Errorf("fork: entry %s is not a user message (fork before needs one; use position \"at\" to clone)", entryID)
+	}
+	_, res, _ := ext.Emit[*ext.SessionBeforeForkResult](cur.runner, ctx, ext.SessionBeforeFork{EntryID: entryID, Position: pos})
+	if res != nil && res.Cancel {
+		return true, nil
+	}
+	err := rt.replace(ctx, "fork", "", func(old *Session) (*store.Session, error) {
+		st := old.store
+		prev := st.SessionFile()
+		switch {
+		case pos == "at":
+			_, err := st.CreateBranchedSession(entryID)
+			return st, err
+		case entry.Parent() != "":
+			_, err := st.CreateBranchedSession(entry.Parent())
+			return st, err
+		default:
+			_, err := st.NewSession(store.CreateOptions{ParentSession: prev})
+			return st, err
+		}
+	}, o.WithSession)
+	return false, err
+}
+
+// Reload re-runs the extensions on the same session (ctx.reload, /reload).
+func (rt *Runtime) Reload(ctx context.Context) error {
+	return rt.replace(ctx, "reload", "", func(old *Session) (*store.Session, error) { return old.store, nil }, nil)
+}
+
+// NavigateTree moves the leaf to targetID in place (ctx.navigateTree, /tree): session_before_tree
+// may cancel or supply a summary; then the leaf moves, the context is rebuilt and session_tree
+// fires. Generating summaries needs the summarizer, which arrives with compaction.
+func (rt *Runtime) NavigateTree(ctx context.Context, targetID string, o ext.NavigateOptions) (bool, error) {
+	s := rt.Session()
+	if s.agent.IsRunning() {
+		return false, errors.New("navigateTree: the agent is streaming; wait for idle first")
+	}
+	if s.store.Entry(targetID) == nil {
+		return false, fmt.Errorf("navigateTree: %w: %s", store.ErrEntryNotFound, targetID)
+	}
+	oldLeaf := s.store.LeafID()
+	prep := ext.TreePreparation{TargetID: targetID, UserWantsSummary: o.Summarize, CustomInstructions: o.CustomInstructions, ReplaceInstructions: o.ReplaceInstructions, Label: o.Label}
+	if oldLeaf != "" {
+		prep.OldLeafID = &oldLeaf
+	}
+	_, res, _ := ext.Emit[*ext.BeforeTreeResult](s.runner, ctx, ext.SessionBeforeTree{Preparation: prep})
+	if res != nil && res.Cancel {
+		return true, nil
+	}
+	label := o.Label
+	if res != nil && res.Label != nil {
+		label = *res.Label
+	}
+	var summaryEntry *store.Entry
+	fromExt := false
+	if err := s.store.SetLeaf(targetID); err != nil {
+		return false, err
+	}
+	if o.Summarize {
+		if res == nil || res.Summary == nil {
+			return false, fmt.Errorf("navigateTree: branch summaries are %w in atomic unless an extension supplies one in session_before_tree", ext.ErrNotAvailable)
+		}
+		id, err := s.store.BranchWithSummary(targetID, res.Summary.Summary, res.Summary.Details, true)
+		if err != nil {
+			return false, err
+		}
+		summaryEntry, fromExt = s.store.Entry(id), true
+	}
+	if label != "" {
+		target := targetID
+		if summaryEntry != nil {
+			target = summaryEntry.ID
+		}
+		if _, err := s.store.AppendLabelChange(target, label); err != nil {
+			return false, err
+		}
+	}
+	if err := s.agent.SetMessages(s.store.BuildContext().Messages); err != nil {
+		return false, err
+	}
+	newLeaf := s.store.LeafID()
+	ev := ext.SessionTree{NewLeafID: &newLeaf, SummaryEntry: summaryEntry, FromExtension: fromExt}
+	if oldLeaf != "" {
+		ev.OldLeafID = &oldLeaf
+	}
+	ext.Emit[ext.None](s.runner, ctx, ev)
+	return false, nil
+}

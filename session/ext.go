@@ -580,4 +580,3 @@ func (s *Session) allBuiltins() []tool.Tool {
 }
 
 var _ ext.Host = (*Session)(nil)
-

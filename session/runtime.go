@@ -139,6 +139,9 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, next func
 	rt.mu.Lock()
 	rt.cur = s
 	rt.mu.Unlock()
+	if reason == "reload" {
+		prevFile = ""
+	}
 	s.Start(ctx, reason, prevFile)
 	if with != nil {
 		return with(ctx, s.commandContext(ctx))

@@ -54,7 +54,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"atomic": func() { os.Exit(Main(os.Args[1:])) },
+		"atomic": func() { os.Exit(Main(os.Args[1:], testExtensions()...)) },
 	})
 }
 

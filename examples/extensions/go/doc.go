@@ -1,0 +1,8 @@
+// Package goext holds example Go extensions for atomic. Each sub-package exports a Factory
+// (func(api ext.API) error) that a binary compiles in — see cmd/atomic.Main's extension list —
+// or an SDK embedder passes to session.Options.Extensions:
+//
+//   - permissiongate: blocks dangerous bash commands in tool_call (fail-closed gate)
+//   - wordcount: a custom tool with a typed, schema-derived parameter struct
+//   - contextfilter: a context handler that keeps hidden notes out of what the model sees
+package goext

@@ -92,7 +92,7 @@ func (r *Registry) Resolve(pattern, providerFilter string) (*llm.Model, string, 
 	if badLevel != "" {
 		hint = fmt.Sprintf("; %q is not a thinking level (%s)", badLevel, strings.Join(llm.ThinkingLevels, ", "))
 	}
-	return nil, "", fmt.Errorf("model: %w: no model%s matches %q%s; run --list-models to see the available ones",
+	return nil, "", fmt.Errorf("%w%s for %q%s; run --list-models to see the available ones",
 		ErrNotFound, where, pattern, hint)
 }
 

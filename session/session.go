@@ -79,8 +79,10 @@ type Session struct {
 	runner     *ext.Runner
 	basePrompt string
 	disposed   atomic.Bool
-	async      sync.WaitGroup // turns started by extensions while idle
-	rt         *Runtime       // nil for a session made with New directly
+	// persistFailed is set when a message could not be saved.
+	persistFailed atomic.Bool
+	async         sync.WaitGroup // turns started by extensions while idle
+	rt            *Runtime       // nil for a session made with New directly
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records
@@ -173,12 +175,14 @@ func (s *Session) persist(e agent.Event) {
 			Display: m.Display, Details: m.Details, ExcludeFromContext: m.ExcludeFromContext,
 		})
 		if err != nil {
-			s.onErr(fmt.Errorf("session: saving a custom message: %w", err))
+			s.persistFailed.Store(true)
+			s.onErr(fmt.Errorf("session: saving the custom message: %w", err))
 		}
 		return
 	}
 	if _, err := s.store.AppendMessage(*m); err != nil {
-		s.onErr(fmt.Errorf("session: saving a %s message: %w", e.Message.Role, err))
+		s.persistFailed.Store(true)
+		s.onErr(fmt.Errorf("session: saving the %s message: %w", e.Message.Role, err))
 	}
 }
 
@@ -196,7 +200,7 @@ func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("no API key for provider %q: %w", req.Model.Provider, err)
+		return err
 	}
 	req.APIKey = key
 	req.Headers = s.reg.Headers(req.Model)
@@ -242,6 +246,9 @@ func (s *Session) ThinkingLevel() string {
 	defer s.mu.Unlock()
 	return s.thinking
 }
+
+// PersistFailed reports whether a message could not be saved to the session file.
+func (s *Session) PersistFailed() bool { return s.persistFailed.Load() }
 
 // HeaderJSON returns the session header line as stored (JSON mode's first line).
 func (s *Session) HeaderJSON() []byte {

@@ -11,12 +11,13 @@ import (
 	"testing"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/internal/fixture"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/store"
 )
 
 // piFixtures holds session files written by pi 0.73.1.
-const piFixtures = "/work/shared/fixtures/pi-0.73.1"
+var piFixtures = fixture.Dir()
 
 // headerCwd matches the cwd member of a session header line.
 var headerCwd = regexp.MustCompile(`"cwd":"(?:[^"\\]|\\.)*"`)
@@ -52,7 +53,7 @@ func copyFixture(t *testing.T, src, dst, cwd string) []byte {
 func TestPiFixtureContinue(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(piFixtures, "*", "session.jsonl"))
 	if len(files) == 0 {
-		t.Skip("no pi fixtures at " + piFixtures)
+		t.Fatal("no pi fixtures at " + piFixtures)
 	}
 	bin, err := exec.LookPath("atomic")
 	if err != nil {

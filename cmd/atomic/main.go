@@ -60,7 +60,7 @@ func Main(args []string, exts ...Extension) int {
 
 func execute(opts *Options, args []string) int {
 	cmd := newRootCmd(opts, run)
-	cmd.SetArgs(args)
+	cmd.SetArgs(expandAliases(args))
 	if err := cmd.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
@@ -100,7 +100,13 @@ func run(o *Options) error {
 		if len(o.Messages) > 0 {
 			search = o.Messages[0]
 		}
-		fmt.Fprint(o.Stdout, model.FormatList(reg.Available(), search))
+		var usable []*llm.Model
+		for _, m := range reg.Available() {
+			if _, err := session.ProviderFor(m.API); err == nil {
+				usable = append(usable, m)
+			}
+		}
+		fmt.Fprint(o.Stdout, model.FormatList(usable, search))
 		return nil
 	}
 
@@ -122,6 +128,13 @@ func run(o *Options) error {
 	st, err := o.openStore(agentDir, cwd)
 	if err != nil {
 		return err
+	}
+	// A resumed session works in the directory it belongs to (its header cwd), as in pi.
+	if sc := st.Cwd(); sc != "" && sc != cwd {
+		if fi, err := os.Stat(sc); err != nil || !fi.IsDir() {
+			return fmt.Errorf("stored session working directory does not exist: %s (session %s)", sc, st.SessionFile())
+		}
+		cwd = sc
 	}
 	if n := st.SkippedLines(); n > 0 {
 		fmt.Fprintf(o.Stderr, "Warning: %s: skipped %d unreadable line(s)\n", st.SessionFile(), n)
@@ -172,6 +185,9 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if o.Verbose {
+		o.describe(rt.Session())
+	}
 	var code int
 	if o.Mode == "json" {
 		code = jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
@@ -179,6 +195,10 @@ func run(o *Options) error {
 		code = printmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
 	}
 	rt.Shutdown(context.Background())
+	if rt.Session().PersistFailed() && code == 0 {
+		fmt.Fprintf(o.Stderr, "Error: the session could not be saved (see the warnings above)\n")
+		code = 1
+	}
 	if sig := received(); sig != nil {
 		code = signalExitCode(sig, code)
 	}
@@ -340,6 +360,11 @@ func (o *Options) openStore(agentDir, cwd string) (*store.Session, error) {
 		if err != nil {
 			return nil, err
 		}
+		if o.Session == "" {
+			if _, err := os.Stat(m.Path); err != nil {
+				return nil, fmt.Errorf("no session to resume at %s: %w", m.Path, err)
+			}
+		}
 		st, err := store.Open(m.Path, "")
 		if err != nil {
 			return nil, err
@@ -459,4 +484,41 @@ func regOrNil(reg *model.Registry, use bool) *model.Registry {
 		return reg
 	}
 	return nil
+}
+
+// shortAliases are pi's and Atomic's multi-letter short flags, which the flag parser cannot
+// express (config-and-resources.md §16).
+var shortAliases = map[string]string{
+	"-nc": "--no-context-files",
+	"-nt": "--no-tools",
+}
+
+// expandAliases rewrites multi-letter short flags before parsing; "--" ends option parsing.
+func expandAliases(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if long, ok := shortAliases[a]; ok {
+			a = long
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// describe prints the start-up choices (--verbose) to stderr.
+func (o *Options) describe(s *session.Session) {
+	m := s.Model()
+	file := s.Store().SessionFile()
+	if file == "" {
+		file = "(not saved)"
+	}
+	var tools []string
+	for _, t := range s.Agent().Config().Tools {
+		tools = append(tools, t.Name())
+	}
+	fmt.Fprintf(o.Stderr, "atomic %s\n  model:      %s/%s (%s), thinking %s\n  session:    %s\n  cwd:        %s\n  tools:      %s\n  extensions: %d\n",
+		version, m.Provider, m.ID, m.API, s.ThinkingLevel(), file, s.Store().Cwd(), strings.Join(tools, ", "), len(s.Runner().Extensions()))
 }

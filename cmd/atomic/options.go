@@ -71,9 +71,10 @@ Examples:
   atomic -c -p "now add a test"             continue the most recent session here
   atomic --model anthropic/claude-sonnet-4-5 -p "…"
   atomic --list-models                      models you have credentials for`,
-		Args:          cobra.ArbitraryArgs,
-		SilenceUsage:  true,
-		SilenceErrors: true,
+		Args:                  cobra.ArbitraryArgs,
+		DisableFlagsInUseLine: true,
+		SilenceUsage:          true,
+		SilenceErrors:         true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, a := range args {
 				if strings.HasPrefix(a, "@") && len(a) > 1 {
@@ -91,10 +92,10 @@ Examples:
 	f.StringVar(&opts.Mode, "mode", "", "output mode: text (same as -p) or json (one event per line)")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recent session of this directory")
 	f.StringVarP(&opts.Resume, "resume", "r", "", "resume a session by id, id prefix or file path")
-	f.StringVar(&opts.Session, "session", "", "use this session file (created if it does not exist)")
+	f.StringVar(&opts.Session, "session", "", "use this session: a file path (created if it does not exist), or a session id or id prefix")
 	f.StringVar(&opts.SessionDir, "session-dir", "", "directory for session files")
 	f.BoolVar(&opts.NoSession, "no-session", false, "do not save the session")
-	f.StringVar(&opts.Provider, "provider", "", "provider of the model (anthropic, openai, google, or one from models.json)")
+	f.StringVar(&opts.Provider, "provider", "", "provider of the model (anthropic, openai, or one from models.json)")
 	f.StringVar(&opts.Model, "model", "", "model: id, provider/id or a partial name, with an optional :thinking suffix")
 	f.StringVar(&opts.APIKey, "api-key", "", "API key for the chosen model's provider (not saved)")
 	f.StringVar(&opts.Thinking, "thinking", "", "thinking level: off, minimal, low, medium, high, xhigh")
@@ -102,9 +103,9 @@ Examples:
 	f.StringVar(&opts.SystemPrompt, "system-prompt", "", "replace the base system prompt (text or a file)")
 	f.StringArrayVar(&opts.AppendSystemPrompt, "append-system-prompt", nil, "append to the system prompt (text or a file; repeatable)")
 	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls)")
-	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools")
-	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md")
-	f.BoolVar(&opts.Offline, "offline", false, "no start-up network operations")
+	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools (also -nt)")
+	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md (also -nc)")
+	f.BoolVar(&opts.Offline, "offline", false, "no start-up network operations (atomic makes none; accepted for compatibility)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
 	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")
 	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")

@@ -338,7 +338,7 @@ func (o *Options) openStore(agentDir, cwd string) (*store.Session, error) {
 	if o.NoSession {
 		return store.InMemory(cwd), nil
 	}
-	dir := o.SessionDir
+	dir := model.ExpandHome(o.SessionDir)
 	if dir == "" {
 		for _, k := range []string{"ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"} {
 			if v := o.Getenv(k); v != "" {
@@ -356,6 +356,7 @@ func (o *Options) openStore(agentDir, cwd string) (*store.Session, error) {
 		if arg == "" {
 			arg = o.Resume
 		}
+		arg = model.ExpandHome(arg)
 		m, err := store.FindSession(cwd, dir, arg)
 		if err != nil {
 			return nil, err

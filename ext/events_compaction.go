@@ -188,6 +188,6 @@ var compactionRows = []Spec{
 	{Name: "compaction_end", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction run ends", Payload: typeOf[CompactionEnd]()},
 	{Name: "auto_compaction_start", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "an automatic compaction begins", Payload: typeOf[AutoCompactionStart]()},
 	{Name: "auto_compaction_end", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "an automatic compaction ends", Payload: typeOf[AutoCompactionEnd]()},
-	{Name: "session_before_tree", Systems: "AOP", Family: "tree", Combine: Veto, Errors: Isolate, Awaited: true, Doc: "before /tree navigation; may cancel or customise", Payload: typeOf[SessionBeforeTree](), Result: typeOf[BeforeTreeResult]()},
-	{Name: "session_tree", Systems: "AOP", Family: "tree", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "after the leaf moved", Payload: typeOf[SessionTree]()},
+	{Name: "session_before_tree", Systems: "AOP", Family: "tree", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /tree navigation; may cancel or customise", Payload: typeOf[SessionBeforeTree](), Result: typeOf[BeforeTreeResult]()},
+	{Name: "session_tree", Systems: "AOP", Family: "tree", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the leaf moved", Payload: typeOf[SessionTree]()},
 }

@@ -6,8 +6,8 @@ package main
 //	gate, wordcount, contextfilter   the examples of examples/extensions/go
 //	recorder                         logs every event it sees to $ATOMIC_TEST_EVENT_LOG, one line
 //	                                 each ("<ext> <event> <key fields>"), and registers the
-//	                                 lifecycle commands /lc-new, /lc-fork <n|leaf> [at], /lc-clone,
-//	                                 /lc-resume <path>, /lc-reload, /lc-tree <n>, /lc-stale
+//	                                 lifecycle commands /lc-new, /lc-fork <n> [at], /lc-resume <path>,
+//	                                 /lc-reload, /lc-tree <n> (n: the n-th user message entry)
 //	recorder2                        a second recorder (to pin load order across extensions)
 
 import (
@@ -136,6 +136,11 @@ func recorder(name string, commands bool) ext.Factory {
 					logEvent(name + " withSession resume")
 					return nil
 				}})
+				return err
+			},
+			"lc-tree": func(ctx context.Context, c ext.CommandContext, args string) error {
+				id := userEntry(c.SessionManager(), strings.Fields(args))
+				_, err := c.NavigateTree(ctx, id, ext.NavigateOptions{Label: "checkpoint"})
 				return err
 			},
 			"lc-reload": func(ctx context.Context, c ext.CommandContext, _ string) error {

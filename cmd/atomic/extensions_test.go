@@ -8,6 +8,8 @@ package main
 //	                                 each ("<ext> <event> <key fields>"), and registers the
 //	                                 lifecycle commands /lc-new, /lc-fork <n> [at], /lc-resume <path>,
 //	                                 /lc-reload, /lc-tree <n> (n: the n-th user message entry)
+//	flags                            registers --plan (boolean) and --persona (string) and puts
+//	                                 their values into the system prompt (before_agent_start)
 //	recorder2                        a second recorder (to pin load order across extensions)
 
 import (
@@ -38,6 +40,8 @@ func testExtensions() []Extension {
 			out = append(out, Extension{"contextfilter", contextfilter.Extension})
 		case "recorder":
 			out = append(out, Extension{"recorder", recorder("recorder", true)})
+		case "flags":
+			out = append(out, Extension{"flags", flagsExtension})
 		case "recorder2":
 			out = append(out, Extension{"recorder2", recorder("recorder2", false)})
 		}
@@ -181,4 +185,20 @@ func userEntry(sm ext.SessionView, fields []string) string {
 		}
 	}
 	return ""
+}
+
+func flagsExtension(api ext.API) error {
+	if err := api.RegisterFlag("plan", ext.Flag{Description: "plan only", Type: "boolean", Default: false}); err != nil {
+		return err
+	}
+	if err := api.RegisterFlag("persona", ext.Flag{Description: "who to be", Type: "string", Default: "nobody"}); err != nil {
+		return err
+	}
+	ext.On(api, func(c ext.Context, e *ext.BeforeAgentStart) (*ext.BeforeAgentStartResult, error) {
+		plan, _ := api.GetFlag("plan")
+		persona, _ := api.GetFlag("persona")
+		p := fmt.Sprintf("%s\nflags: plan=%v persona=%v", c.GetSystemPrompt(), plan, persona)
+		return &ext.BeforeAgentStartResult{SystemPrompt: &p}, nil
+	})
+	return nil
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/spf13/pflag"
+
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/llm/replay"
@@ -60,7 +62,8 @@ func Main(args []string, exts ...Extension) int {
 
 func execute(opts *Options, args []string) int {
 	cmd := newRootCmd(opts, run)
-	cmd.SetArgs(expandAliases(args))
+	args, opts.ExtensionFlags = splitExtensionFlags(cmd, expandAliases(args))
+	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		var ee exitError
 		if errors.As(err, &ee) {
@@ -183,6 +186,10 @@ func run(o *Options) error {
 		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 	})
 	if err != nil {
+		return err
+	}
+	if err := applyExtensionFlags(rt.Session().Runner(), o.ExtensionFlags); err != nil {
+		rt.Shutdown(context.Background())
 		return err
 	}
 	if o.Verbose {
@@ -522,4 +529,61 @@ func (o *Options) describe(s *session.Session) {
 	}
 	fmt.Fprintf(o.Stderr, "atomic %s\n  model:      %s/%s (%s), thinking %s\n  session:    %s\n  cwd:        %s\n  tools:      %s\n  extensions: %d\n",
 		version, m.Provider, m.ID, m.API, s.ThinkingLevel(), file, s.Store().Cwd(), strings.Join(tools, ", "), len(s.Runner().Extensions()))
+}
+
+// extensionFlag is a --name or --name=value option the built-in flags do not know; extensions
+// may register it (config-and-resources.md §16: unknown long options are extension flags).
+type extensionFlag struct {
+	name, value string
+	hasValue    bool
+}
+
+// splitExtensionFlags removes unknown long options from args, up to "--".
+func splitExtensionFlags(cmd interface{ Flags() *pflag.FlagSet }, args []string) ([]string, []extensionFlag) {
+	var out []string
+	var flags []extensionFlag
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), flags
+		}
+		if strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, value, has := strings.Cut(a[2:], "=")
+			if name != "help" && cmd.Flags().Lookup(name) == nil {
+				flags = append(flags, extensionFlag{name: name, value: value, hasValue: has})
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out, flags
+}
+
+// applyExtensionFlags sets the registered extension flags; an unregistered one is an error.
+func applyExtensionFlags(r *ext.Runner, flags []extensionFlag) error {
+	defs := r.Flags()
+	for _, f := range flags {
+		def, ok := defs[f.name]
+		if !ok {
+			return fmt.Errorf("unknown flag: --%s\nRun 'atomic --help' for usage.", f.name)
+		}
+		var v any = true
+		switch {
+		case def.Type == "string" && !f.hasValue:
+			return fmt.Errorf("flag --%s needs a value: --%s=<value>", f.name, f.name)
+		case def.Type == "string":
+			v = f.value
+		case f.hasValue:
+			switch f.value {
+			case "true", "1", "yes":
+			case "false", "0", "no":
+				v = false
+			default:
+				return fmt.Errorf("flag --%s is boolean: use --%s or --%s=false", f.name, f.name, f.name)
+			}
+		}
+		if err := r.SetFlag(f.name, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -39,6 +39,9 @@ type Options struct {
 	Verbose            bool
 	Replay             string
 
+	// ExtensionFlags are the unknown --name[=value] options, for flags extensions register.
+	ExtensionFlags []extensionFlag
+
 	// Extensions are the Go extensions compiled in; ExtensionPaths name them.
 	Extensions     []ext.Factory
 	ExtensionPaths []string

@@ -220,6 +220,9 @@ func (a *Agent) Continue(ctx context.Context) error {
 	return a.run(ctx, nil)
 }
 
+// Emit delivers a session-level event to the subscribers, ordered with the loop's own events.
+func (a *Agent) Emit(e Event) { a.emit(e) }
+
 func (a *Agent) emit(e Event) {
 	a.emitMu.Lock()
 	defer a.emitMu.Unlock()

@@ -46,4 +46,9 @@ type Event struct {
 	Args        map[string]any
 	Result      *tool.Result
 	IsError     bool
+
+	// Data carries the fields of session-level events (agent_settled, session_info_changed,
+	// model_changed, …) that the session emits into the same ordered stream with Agent.Emit; it
+	// must marshal to a JSON object, whose members follow "type".
+	Data any
 }

@@ -93,6 +93,16 @@ func (e *Event) AppendJSON(dst []byte) ([]byte, error) {
 		val("result", resultJSON(e.Result))
 		dst = append(dst, `,"isError":`...)
 		dst = strconv.AppendBool(dst, e.IsError)
+	default:
+		if e.Data != nil && err == nil {
+			b, e2 := json.Marshal(e.Data)
+			if e2 != nil {
+				err = e2
+			} else if len(b) > 2 && b[0] == '{' {
+				dst = append(dst, ',')
+				dst = append(dst, b[1:len(b)-1]...)
+			}
+		}
 	}
 	return append(dst, '}'), err
 }

@@ -206,7 +206,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		s.agent.Steer(llm.UserText(text, images, s.now().UnixMilli()))
 		return nil
 	}
-	defer ext.Emit[ext.None](s.runner, context.Background(), ext.AgentSettled{})
+	defer s.settled()
 	msgs := []llm.Message{llm.UserText(text, images, s.now().UnixMilli())}
 	s.mu.Lock()
 	msgs = append(msgs, s.nextTurn...)
@@ -429,7 +429,7 @@ func (s *Session) startTurn(msgs []llm.Message) {
 		defer s.async.Done()
 		s.agent.Abort()
 		_ = s.agent.Wait(context.Background())
-		defer ext.Emit[ext.None](s.runner, context.Background(), ext.AgentSettled{})
+		defer s.settled()
 		if err := s.agent.Prompt(context.Background(), msgs...); err != nil {
 			s.onErr(fmt.Errorf("session: extension-triggered turn: %w", err))
 		}
@@ -452,7 +452,9 @@ func (s *Session) AppendEntry(customType string, data any) error {
 	if err != nil {
 		return err
 	}
-	ext.Emit[ext.None](s.runner, context.Background(), ext.EntryAppended{Entry: s.store.Entry(id)})
+	entry := s.store.Entry(id)
+	ext.Emit[ext.None](s.runner, context.Background(), ext.EntryAppended{Entry: entry})
+	s.streamEvent("entry_appended", map[string]any{"entry": entry})
 	return nil
 }
 
@@ -469,6 +471,7 @@ func (s *Session) SetSessionName(name string) error {
 		p = &n
 	}
 	ext.Emit[ext.None](s.runner, context.Background(), ext.SessionInfoChanged{Name: p})
+	s.streamEvent("session_info_changed", ext.SessionInfoChanged{Name: p})
 	return nil
 }
 
@@ -520,8 +523,10 @@ func (s *Session) setModel(m *llm.Model, source string) error {
 			return err
 		}
 		ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prevLevel})
+		s.streamEvent("thinking_level_changed", map[string]any{"level": level})
 	}
 	ext.Emit[ext.None](s.runner, context.Background(), ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
+	s.streamEvent("model_changed", ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
 	return nil
 }
 
@@ -547,6 +552,7 @@ func (s *Session) SetThinkingLevel(level string) error {
 		return err
 	}
 	ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prev})
+	s.streamEvent("thinking_level_changed", map[string]any{"level": level})
 	return nil
 }
 
@@ -580,3 +586,14 @@ func (s *Session) allBuiltins() []tool.Tool {
 }
 
 var _ ext.Host = (*Session)(nil)
+
+// settled ends a top-level prompt: agent_settled to extensions, then to the session stream.
+func (s *Session) settled() {
+	ext.Emit[ext.None](s.runner, context.Background(), ext.AgentSettled{})
+	s.agent.Emit(agent.Event{Type: "agent_settled"})
+}
+
+// streamEvent sends a session-level event to the front-ends (rpc-and-json.md §5).
+func (s *Session) streamEvent(typ string, data any) {
+	s.agent.Emit(agent.Event{Type: typ, Data: data})
+}

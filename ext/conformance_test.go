@@ -98,6 +98,8 @@ func onAll[R any, E any, PE interface {
 type recorder struct {
 	mu  sync.Mutex
 	got []string
+	// unordered: the row runs its handlers concurrently (session_shutdown), so String sorts.
+	unordered bool
 }
 
 func (r *recorder) add(s string) {
@@ -112,7 +114,23 @@ func (r *recorder) list() []string {
 	return append([]string(nil), r.got...)
 }
 
-func (r *recorder) String() string { return strings.Join(r.list(), ",") }
+func (r *recorder) String() string {
+	l := r.list()
+	if r.unordered {
+		sort.Strings(l)
+	}
+	return strings.Join(l, ",")
+}
+
+// expect is the recorder string a row should produce: sorted for concurrent rows.
+func expect(spec *Spec, want string) string {
+	if !spec.Concurrent {
+		return want
+	}
+	l := strings.Split(want, ",")
+	sort.Strings(l)
+	return strings.Join(l, ",")
+}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -211,7 +229,7 @@ func runRow[R any, E any, PE interface {
 			t.Errorf("TableJSON lists payload fields %v, want %v", doc, d.keys)
 		}
 		// The pointer a handler receives encodes the same way.
-		rec := &recorder{}
+		rec := &recorder{unordered: spec.Concurrent}
 		h := newHarness(t, onAll(func(_ Context, e PE) (R, error) {
 			zero := neutral[R]()
 			got, err := json.Marshal(e)
@@ -224,13 +242,13 @@ func runRow[R any, E any, PE interface {
 		h.r.Bind()
 		emit(h.r, d.full)
 		h.r.Drain()
-		if rec.String() != "a" {
+		if rec.String() != expect(spec, "a") {
 			t.Fatalf("delivered %v", rec.list())
 		}
 	})
 
 	t.Run("order", func(t *testing.T) {
-		rec := &recorder{}
+		rec := &recorder{unordered: spec.Concurrent}
 		h := newHarness(t, onAll(tagged(t, rec, "a1"), tagged(t, rec, "a2")), onAll(tagged(t, rec, "b1")))
 		// Registered after ext-b loaded: load order still puts it before ext-b's handler.
 		On[R, E, PE](h.apis["ext-a"], tagged(t, rec, "a3"))
@@ -260,7 +278,7 @@ func runRow[R any, E any, PE interface {
 	})
 
 	failing := func(t *testing.T, panics bool) {
-		rec := &recorder{}
+		rec := &recorder{unordered: spec.Concurrent}
 		bad := func(_ Context, e PE) (R, error) {
 			zero := neutral[R]()
 			rec.add("a1")
@@ -279,14 +297,14 @@ func runRow[R any, E any, PE interface {
 		}
 		switch spec.Errors {
 		case Isolate:
-			if err != nil || rec.String() != "a1,a2,b1" {
+			if err != nil || rec.String() != expect(spec, "a1,a2,b1") {
 				t.Fatalf("isolate: Emit error %v, ran %v (want a1,a2,b1)", err, rec.list())
 			}
 		case FailClosed:
 			if !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "ext-a") || !strings.Contains(err.Error(), "boom") {
 				t.Fatalf("fail-closed: Emit error %v, want one wrapping ErrBlocked naming ext-a", err)
 			}
-			if rec.String() != "a1" {
+			if rec.String() != expect(spec, "a1") {
 				t.Fatalf("fail-closed: ran %v after the failure", rec.list())
 			}
 		}
@@ -295,7 +313,7 @@ func runRow[R any, E any, PE interface {
 	t.Run("panic", func(t *testing.T) { failing(t, true) })
 
 	t.Run("awaiting", func(t *testing.T) {
-		rec := &recorder{}
+		rec := &recorder{unordered: spec.Concurrent}
 		gate := make(chan struct{})
 		blocked := func(_ Context, e PE) (R, error) {
 			zero := neutral[R]()
@@ -319,7 +337,7 @@ func runRow[R any, E any, PE interface {
 			}
 			close(gate)
 			<-done
-			if rec.String() != "a1,b1,a1,b1" {
+			if rec.String() != expect(spec, "a1,b1,a1,b1") {
 				t.Fatalf("delivered %v by the time Emit returned", rec.list())
 			}
 			return
@@ -334,7 +352,7 @@ func runRow[R any, E any, PE interface {
 		}
 		close(gate)
 		h.r.Drain()
-		if rec.String() != "a1,b1,a1,b1" {
+		if rec.String() != expect(spec, "a1,b1,a1,b1") {
 			t.Fatalf("delivered %v after Drain, want a1,b1,a1,b1", rec.list())
 		}
 	})
@@ -342,11 +360,11 @@ func runRow[R any, E any, PE interface {
 	t.Run("binding", func(t *testing.T) {
 		if spec.Buffer == 0 {
 			// Not buffered: delivered to the subscribed handlers whether bound or not.
-			rec := &recorder{}
+			rec := &recorder{unordered: spec.Concurrent}
 			h := newHarness(t, onAll(tagged(t, rec, "a1")), onAll(tagged(t, rec, "b1")))
 			emit(h.r, d.full)
 			h.r.Drain()
-			if rec.String() != "a1,b1" {
+			if rec.String() != expect(spec, "a1,b1") {
 				t.Fatalf("unbound runner delivered %v", rec.list())
 			}
 			return
@@ -354,7 +372,7 @@ func runRow[R any, E any, PE interface {
 		if d.vary == nil {
 			t.Fatal("a buffered row needs vary")
 		}
-		rec := &recorder{}
+		rec := &recorder{unordered: spec.Concurrent}
 		record := func(tag string) func(Context, PE) (R, error) {
 			return func(_ Context, e PE) (R, error) {
 				zero := neutral[R]()
@@ -401,7 +419,7 @@ func runRow[R any, E any, PE interface {
 			t.Fatalf("row combines by %v and needs its own combine check", spec.Combine)
 		}
 		// Notification: results are ignored, the payload is unchanged, every handler runs.
-		rec := &recorder{}
+		rec := &recorder{unordered: spec.Concurrent}
 		answer := func(_ Context, e PE) (R, error) {
 			rec.add("a1")
 			return reflect.New(reflect.TypeFor[R]().Elem()).Interface().(R), nil
@@ -410,7 +428,7 @@ func runRow[R any, E any, PE interface {
 		h.r.Bind()
 		out, res, err := emit(h.r, d.full)
 		h.r.Drain()
-		if err != nil || !reflect.ValueOf(&res).Elem().IsZero() || !reflect.DeepEqual(out, d.full) || rec.String() != "a1,b1" {
+		if err != nil || !reflect.ValueOf(&res).Elem().IsZero() || !reflect.DeepEqual(out, d.full) || rec.String() != expect(spec, "a1,b1") {
 			t.Fatalf("notify: err=%v res=%v payload changed=%v ran=%v", err, res, !reflect.DeepEqual(out, d.full), rec.list())
 		}
 	})

@@ -89,7 +89,9 @@ type UserExecResult struct {
 	Result     *ExecResult `json:"result,omitempty"`
 }
 
-func (r *UserExecResult) isSet() bool    { return r != nil && (r.Operations != nil || r.Result != nil) }
+// isSet: any returned object ends dispatch, even an empty one (a truthy object in JS, events.md
+// §3.9 "the first truthy object returned ends dispatch").
+func (r *UserExecResult) isSet() bool    { return r != nil }
 func (r *UserExecResult) decisive() bool { return true }
 
 // UserPython fires when the user runs $code or $$code (oh-my-pi).

@@ -174,7 +174,7 @@ var sessionRows = []Spec{
 	{Name: "session_before_fork", Aliases: []string{"session_before_branch"}, Systems: "AOP", Family: "session", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /fork or /clone; may cancel", Payload: typeOf[SessionBeforeFork](), Result: typeOf[SessionBeforeForkResult]()},
 	{Name: "session_fork", Systems: "P", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "compatibility after-event of a fork, right after session_start on the new runtime", Payload: typeOf[SessionFork]()},
 	{Name: "session_branch", Systems: "O", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "compatibility after-event of a branch (oh-my-pi), right after session_start", Payload: typeOf[SessionBranch]()},
-	{Name: "session_shutdown", Systems: "AOP", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before a started runtime is torn down", Payload: typeOf[SessionShutdown]()},
+	{Name: "session_shutdown", Systems: "AOP", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Concurrent: true, Doc: "before a started runtime is torn down", Payload: typeOf[SessionShutdown]()},
 	{Name: "entry_appended", Systems: "A", Family: "session", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "an extension's appendEntry has persisted", Payload: typeOf[EntryAppended]()},
 }
 

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/atomic-cli/atomic/tool"
 )
@@ -67,9 +68,11 @@ type Runner struct {
 	busOnce sync.Once
 	evbus   *Bus
 
-	asyncOnce sync.Once
-	async     chan func()
-	asyncWG   sync.WaitGroup
+	qmu     sync.Mutex // guards queue, pending, running
+	qcond   *sync.Cond // signalled when pending drops to 0
+	queue   []func()
+	pending int  // queued plus running deliveries
+	running bool // the delivery goroutine is active
 }
 
 // NewRunner returns a runner with no extensions. newCtx builds the Context handed to the
@@ -265,6 +268,10 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 		goctx = context.Background()
 	}
 	c := r.context(goctx)
+	if spec.Concurrent {
+		r.dispatchConcurrent(spec, c, payload, hs)
+		return nil, nil
+	}
 	var result any
 	var failed error
 	for _, h := range hs {
@@ -371,6 +378,40 @@ func checkResult(spec *Spec, payload any, res any) (any, error) {
 	return res, nil
 }
 
+// ConcurrentTimeout bounds how long a concurrent dispatch waits for each handler.
+const ConcurrentTimeout = 2 * time.Second
+
+// dispatchConcurrent runs every handler at once (notification events only) and waits at most
+// ConcurrentTimeout; a handler still running then is reported and left behind.
+func (r *Runner) dispatchConcurrent(spec *Spec, c Context, payload any, hs []handler) {
+	done := make(chan int, len(hs))
+	for i, h := range hs {
+		go func() {
+			if _, err := r.call(h, c, payload); err != nil {
+				r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+			}
+			done <- i
+		}()
+	}
+	timer := time.NewTimer(ConcurrentTimeout)
+	defer timer.Stop()
+	finished := make([]bool, len(hs))
+	for n := 0; n < len(hs); n++ {
+		select {
+		case i := <-done:
+			finished[i] = true
+		case <-timer.C:
+			for i, ok := range finished {
+				if !ok {
+					err := fmt.Errorf("the handler did not finish within %s", ConcurrentTimeout)
+					r.report(&Error{ExtensionPath: hs[i].ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+				}
+			}
+			return
+		}
+	}
+}
+
 // call runs one handler, turning a panic into an error.
 func (r *Runner) call(h handler, c Context, payload any) (res any, err error) {
 	defer func() {
@@ -394,23 +435,55 @@ func (r *Runner) report(e *Error) {
 	}
 }
 
-// post queues fn on the notification goroutine (started on first use), preserving order.
+// post queues fn for in-order delivery on the notification goroutine, which runs only while
+// the queue is non-empty. The queue is unbounded, so a fire-and-forget handler that emits more
+// fire-and-forget events never blocks.
 func (r *Runner) post(fn func()) {
-	r.asyncOnce.Do(func() {
-		r.async = make(chan func(), 1024)
-		go func() {
-			for f := range r.async {
-				f()
-				r.asyncWG.Done()
-			}
-		}()
-	})
-	r.asyncWG.Add(1)
-	r.async <- fn
+	r.qmu.Lock()
+	r.queue = append(r.queue, fn)
+	r.pending++
+	start := !r.running
+	r.running = true
+	r.qmu.Unlock()
+	if start {
+		go r.deliver()
+	}
 }
 
-// Drain waits until every queued fire-and-forget delivery has run.
-func (r *Runner) Drain() { r.asyncWG.Wait() }
+func (r *Runner) deliver() {
+	for {
+		r.qmu.Lock()
+		if len(r.queue) == 0 {
+			r.running = false
+			r.qmu.Unlock()
+			return
+		}
+		fn := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		r.qmu.Unlock()
+		fn()
+		r.qmu.Lock()
+		r.pending--
+		if r.pending == 0 && r.qcond != nil {
+			r.qcond.Broadcast()
+		}
+		r.qmu.Unlock()
+	}
+}
+
+// Drain waits until every queued fire-and-forget delivery has run. It must not be called from a
+// fire-and-forget handler.
+func (r *Runner) Drain() {
+	r.qmu.Lock()
+	defer r.qmu.Unlock()
+	if r.qcond == nil {
+		r.qcond = sync.NewCond(&r.qmu)
+	}
+	for r.pending > 0 {
+		r.qcond.Wait()
+	}
+}
 
 func (r *Runner) setHost(h Host) {
 	r.mu.Lock()

@@ -76,6 +76,9 @@ type Spec struct {
 	// 0 means no buffering: such events reach the handlers subscribed at the time, bound or not
 	// (session_directory and project_trust fire before any session exists).
 	Buffer int `json:"buffer,omitempty"`
+	// Concurrent events run all their handlers at once and wait for each at most
+	// ConcurrentTimeout (events.md §4 row 6: session_shutdown).
+	Concurrent bool `json:"concurrent,omitempty"`
 	// Cap is an event-specific bound named by the spec (session_stop continuations).
 	Cap int `json:"cap,omitempty"`
 	// Emitted says whether atomic emits the event yet; false rows have their table entry and a

@@ -15,6 +15,7 @@ require (
 )
 
 require (
+	github.com/evanw/esbuild v0.28.2 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.50.0 // indirect

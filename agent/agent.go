@@ -47,8 +47,8 @@ type Agent struct {
 	mu       sync.Mutex // guards cfg, messages, queues, running, cancel, subs
 	cfg      Config
 	messages []llm.Message
-	steer    []llm.Message
-	followUp []llm.Message
+	steer    [][]llm.Message // batches, delivered whole
+	followUp [][]llm.Message
 	running  bool
 	done     chan struct{} // closed when the active run ends
 	cancel   context.CancelFunc
@@ -143,33 +143,47 @@ func (a *Agent) Wait(ctx context.Context) error {
 	}
 }
 
-// Steer queues a message delivered after the current turn's tool calls finish, before the next
-// provider request.
-func (a *Agent) Steer(m llm.Message) {
+// Steer queues messages delivered together after the current turn's tool calls finish, before
+// the next provider request. Messages of one call stay contiguous (an atomic batch).
+func (a *Agent) Steer(m ...llm.Message) {
+	if len(m) == 0 {
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.steer = append(a.steer, m)
 }
 
-// FollowUp queues a message delivered when the agent would otherwise stop.
-func (a *Agent) FollowUp(m llm.Message) {
+// FollowUp queues messages delivered together when the agent would otherwise stop.
+func (a *Agent) FollowUp(m ...llm.Message) {
+	if len(m) == 0 {
+		return
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.followUp = append(a.followUp, m)
+}
+
+func flatten(q [][]llm.Message) []llm.Message {
+	var out []llm.Message
+	for _, b := range q {
+		out = append(out, b...)
+	}
+	return out
 }
 
 // QueuedMessages returns copies of the steering and follow-up queues.
 func (a *Agent) QueuedMessages() (steer, followUp []llm.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]llm.Message(nil), a.steer...), append([]llm.Message(nil), a.followUp...)
+	return flatten(a.steer), flatten(a.followUp)
 }
 
 // ClearQueues empties both queues and returns what they held.
 func (a *Agent) ClearQueues() (steer, followUp []llm.Message) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	steer, followUp = a.steer, a.followUp
+	steer, followUp = flatten(a.steer), flatten(a.followUp)
 	a.steer, a.followUp = nil, nil
 	return steer, followUp
 }
@@ -253,11 +267,11 @@ func (a *Agent) dequeue(steering bool) []llm.Message {
 		return nil
 	}
 	if mode == All {
-		out := *q
+		out := flatten(*q)
 		*q = nil
 		return out
 	}
-	out := (*q)[:1:1]
+	out := (*q)[0]
 	*q = (*q)[1:]
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/tool"
 )
 
@@ -41,8 +42,12 @@ type Host interface {
 	SetThinkingLevel(level string) error
 	// ToolsChanged tells the session that the registered tools or the active set changed.
 	ToolsChanged()
-	// BuiltinTools are the session's built-in tools, for getAllTools and overriding.
+	// BuiltinTools are every built-in tool the session can offer, for getAllTools and
+	// setActiveTools; ActiveBuiltinTools are the ones active by default.
 	BuiltinTools() []tool.Tool
+	ActiveBuiltinTools() []tool.Tool
+	// ModelRegistry is the registry that providers registered by extensions join (nil: none).
+	ModelRegistry() *model.Registry
 }
 
 // SendOptions are the options of sendMessage, sendMessages and sendUserMessage (seed 004).
@@ -88,6 +93,15 @@ type API interface {
 	SetThinkingLevel(level string) error
 	// Events is the bus shared by all extensions of the runtime (pi.events).
 	Events() *Bus
+
+	// RegisterProvider registers or overrides a model provider (provider.go); queued during the
+	// factory and applied when the runner binds, immediate afterwards.
+	RegisterProvider(name string, cfg ProviderConfig) error
+	// UnregisterProvider removes a provider registered with RegisterProvider (provider.go).
+	UnregisterProvider(name string) error
+	// RegisterWorkflowActivityPublisher makes a new publisher the source of the runner's workflow
+	// activity hub, fencing the previous one (workflow.go).
+	RegisterWorkflowActivityPublisher() *WorkflowActivityPublisher
 
 	on(id EventID, fn Handler) func()
 }
@@ -177,11 +191,24 @@ func (a *api) unregisterAll() {
 }
 
 func (a *api) host() (Host, error) {
+	if a.runner.stale.Load() {
+		return nil, &StaleContextError{Op: "pi"}
+	}
 	h := a.runner.getHost()
 	if h == nil {
 		return nil, ErrNoSession
 	}
 	return h, nil
+}
+
+// liveHost is host for methods that return no error: a stale API panics with the
+// *StaleContextError (the runner reports it as the handler's error, events.md §1.3).
+func (a *api) liveHost() Host {
+	h, err := a.host()
+	if se, ok := err.(*StaleContextError); ok {
+		panic(se)
+	}
+	return h
 }
 
 func (a *api) RegisterTool(def ToolDefinition) error {
@@ -276,7 +303,7 @@ func (a *api) SetSessionName(name string) error {
 }
 
 func (a *api) GetSessionName() string {
-	if h := a.runner.getHost(); h != nil {
+	if h := a.liveHost(); h != nil {
 		return h.SessionName()
 	}
 	return ""
@@ -331,7 +358,13 @@ func (a *api) Exec(ctx context.Context, command string, args []string, opts Exec
 	return out, nil
 }
 
-func (a *api) GetActiveTools() []string { return a.runner.reg.activeToolNames(a.runner.builtins()) }
+func (a *api) GetActiveTools() []string {
+	var active []tool.Tool
+	if h := a.liveHost(); h != nil {
+		active = h.ActiveBuiltinTools()
+	}
+	return a.runner.reg.activeToolNames(active)
+}
 
 func (a *api) GetAllTools() []ToolInfo { return a.runner.reg.allTools(a.runner.builtins()) }
 
@@ -366,7 +399,7 @@ func (a *api) SetModel(m *llm.Model) error {
 }
 
 func (a *api) GetThinkingLevel() string {
-	if h := a.runner.getHost(); h != nil {
+	if h := a.liveHost(); h != nil {
 		return h.ThinkingLevel()
 	}
 	return llm.ThinkingOff

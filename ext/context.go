@@ -93,10 +93,18 @@ type Context interface {
 	GetSystemPrompt() string
 	// Err is nil while the context is live, a *StaleContextError after replacement.
 	Err() error
+	// ObserveWorkflowActivity attaches observer to the runner's workflow activity hub: a snapshot
+	// first, then FIFO updates, one callback at a time (workflow.go). Dispose the subscription
+	// when done; the runner's disposal disposes it too.
+	ObserveWorkflowActivity(observer WorkflowActivityObserver) (*WorkflowActivitySubscription, error)
 }
 
-// detachedContext is the Context of a runner with no session bound.
-type detachedContext struct{ ctx context.Context }
+// detachedContext is the Context of a runner with no session bound; r (may be nil) serves the
+// runner-level operations (workflow observation).
+type detachedContext struct {
+	ctx context.Context
+	r   *Runner
+}
 
 func (detachedContext) UI() UI                         { return NoUI{} }
 func (detachedContext) HasUI() bool                    { return false }
@@ -167,6 +175,10 @@ type CommandContext interface {
 	SwitchSession(ctx context.Context, sessionPath string, opts SwitchOptions) (cancelled bool, err error)
 	// Reload re-runs the extensions and reloads resources.
 	Reload(ctx context.Context) error
+	// SendMessage and SendUserMessage act on this context's session; in withSession that is the
+	// replacement session (ReplacedSessionContext, seed 004).
+	SendMessage(msg CustomMessage, opts SendOptions) error
+	SendUserMessage(content []llm.Content, opts SendOptions) error
 }
 
 // NewSessionOptions are the options of ctx.newSession.

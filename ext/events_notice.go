@@ -207,8 +207,8 @@ var noticeRows = []Spec{
 	{Name: "mcp_notification", Systems: "O", Family: "mcp", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 100, Doc: "an MCP server notification", Payload: typeOf[MCPNotification]()},
 	{Name: "ui_prompt_start", Systems: "A", Family: "ui", Combine: Notify, Errors: Isolate, Awaited: false, Doc: "a blocking UI prompt opens (coalesced into one outer span)", Payload: typeOf[UIPromptStart]()},
 	{Name: "ui_prompt_end", Systems: "A", Family: "ui", Combine: Notify, Errors: Isolate, Awaited: false, Doc: "every prompt of the span settled", Payload: typeOf[UIPromptEnd]()},
-	{Name: "workflow_lifecycle", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Doc: "a workflow run, stage, tool or prompt changed status", Payload: typeOf[WorkflowLifecycle]()},
-	{Name: "workflow_activity_changed", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Doc: "a root activity was replaced", Payload: typeOf[WorkflowActivityChanged]()},
-	{Name: "workflow_stage_completed", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Doc: "a workflow stage completed", Payload: typeOf[WorkflowStageCompleted]()},
-	{Name: "workflow_heartbeat", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Doc: "a scheduler heartbeat", Payload: typeOf[WorkflowHeartbeat]()},
+	{Name: "workflow_lifecycle", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a workflow run, stage, tool or prompt changed status", Payload: typeOf[WorkflowLifecycle]()},
+	{Name: "workflow_activity_changed", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a root activity was replaced", Payload: typeOf[WorkflowActivityChanged]()},
+	{Name: "workflow_stage_completed", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a workflow stage completed", Payload: typeOf[WorkflowStageCompleted]()},
+	{Name: "workflow_heartbeat", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a scheduler heartbeat", Payload: typeOf[WorkflowHeartbeat]()},
 }

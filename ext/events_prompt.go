@@ -94,6 +94,8 @@ func (r *BeforeAgentStartResult) isSet() bool {
 	return r != nil && (r.Message != nil || r.SystemPrompt != nil || r.SystemPromptBlocks != nil)
 }
 
+func (e *BeforeAgentStart) chainedPrompt() string { return e.SystemPrompt }
+
 func (e *BeforeAgentStart) apply(res any) error {
 	r := res.(*BeforeAgentStartResult)
 	if r.SystemPrompt != nil {

@@ -63,6 +63,7 @@ type Runner struct {
 	bound    bool
 	buffered map[EventID][]func()
 
+	stale   atomic.Bool // set when the session is replaced or reloaded
 	reg     registry
 	host    Host
 	busOnce sync.Once
@@ -73,6 +74,10 @@ type Runner struct {
 	queue   []func()
 	pending int  // queued plus running deliveries
 	running bool // the delivery goroutine is active
+
+	wfOnce sync.Once            // guards wf
+	wf     *WorkflowActivityHub // workflow activity hub (workflow.go)
+	prov   providerState        // providers registered by extensions (provider.go)
 }
 
 // NewRunner returns a runner with no extensions. newCtx builds the Context handed to the
@@ -180,6 +185,8 @@ func (r *Runner) Bind() {
 			r.post(fn)
 		}
 	}
+	r.WorkflowActivity().bind() // workflow hooks held during loading (workflow.go)
+	r.flushProviders()          // providers registered during loading (provider.go)
 }
 
 // Emit dispatches event e to its handlers and folds their results by the event's Combine rule
@@ -233,6 +240,14 @@ func Emit[R any, E any, PE interface {
 	return *p, out, err
 }
 
+// chainedPrompter is implemented by payloads that chain the system prompt (before_agent_start).
+type chainedPrompter interface{ chainedPrompt() string }
+
+// SystemPromptSetter is implemented by contexts whose GetSystemPrompt follows the system prompt
+// as chained so far: during before_agent_start each handler's ctx.getSystemPrompt() returns the
+// prompt the previous handlers left (events.md §1.3).
+type SystemPromptSetter interface{ SetSystemPrompt(prompt string) }
+
 // applier is implemented by payloads of chained and accumulating events: it folds one
 // handler's result into the payload, so the next handler sees it. An error rejects that result
 // (reported; the payload is unchanged).
@@ -274,7 +289,12 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 	}
 	var result any
 	var failed error
+	chained, _ := payload.(chainedPrompter)
+	setter, _ := c.(SystemPromptSetter)
 	for _, h := range hs {
+		if chained != nil && setter != nil {
+			setter.SetSystemPrompt(chained.chainedPrompt())
+		}
 		res, err := r.call(h, c, payload)
 		if err == nil {
 			res, err = checkResult(spec, payload, res)
@@ -493,6 +513,10 @@ func (r *Runner) setHost(h Host) {
 	}
 }
 
+// MarkStale invalidates every API of this runner: after session replacement or reload, calls
+// fail with a *StaleContextError (events.md §1.3).
+func (r *Runner) MarkStale() { r.stale.Store(true) }
+
 // SetHost binds the session that API calls act on (nil unbinds).
 func (r *Runner) SetHost(h Host) {
 	r.mu.Lock()
@@ -526,5 +550,5 @@ func (r *Runner) context(ctx context.Context) Context {
 	if newCtx != nil {
 		return newCtx(ctx)
 	}
-	return detachedContext{ctx: ctx}
+	return detachedContext{ctx: ctx, r: r}
 }

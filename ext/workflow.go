@@ -229,8 +229,6 @@ type WorkflowActivityHub struct {
 	disposed     bool
 	bound        bool
 	held         []workflowHook // hooks published before Bind
-	hooks        []workflowHook // hooks waiting for delivery
-	hooksRunning bool
 }
 
 type workflowLease struct {
@@ -613,8 +611,9 @@ func lifecycleTarget(e *WorkflowLifecycle) (kind, status string) {
 	return kind, e.Status
 }
 
-// emit queues a hook event of publisher p; call with h.mu held. Before the runner binds the
-// hook is held; after, it is dropped at once when nobody subscribed.
+// emit queues a hook event of publisher p on the runner's notification queue; call with h.mu
+// held (so hooks keep publication order). Before the runner binds the hook is held; after, it is
+// dropped at once when nobody subscribed. Runner.Drain waits for queued hooks.
 func (h *WorkflowActivityHub) emit(id EventID, payload any, p *WorkflowActivityPublisher) {
 	if h.r == nil {
 		return
@@ -624,39 +623,14 @@ func (h *WorkflowActivityHub) emit(id EventID, payload any, p *WorkflowActivityP
 		h.held = append(h.held, hk)
 		return
 	}
-	if !h.r.Has(id) {
-		return
+	if h.r.Has(id) {
+		h.post(hk)
 	}
-	h.queueHook(hk)
 }
 
-// queueHook appends hk to the delivery queue and starts the delivery goroutine; call with h.mu
-// held. Runner.Drain waits for queued hooks.
-func (h *WorkflowActivityHub) queueHook(hk workflowHook) {
-	h.r.asyncWG.Add(1)
-	h.hooks = append(h.hooks, hk)
-	if h.hooksRunning {
-		return
-	}
-	h.hooksRunning = true
-	go h.runHooks()
-}
-
-func (h *WorkflowActivityHub) runHooks() {
-	for {
-		h.mu.Lock()
-		if len(h.hooks) == 0 {
-			h.hooksRunning = false
-			h.mu.Unlock()
-			return
-		}
-		hk := h.hooks[0]
-		h.hooks[0] = workflowHook{}
-		h.hooks = h.hooks[1:]
-		h.mu.Unlock()
-		h.r.dispatchFenced(hk.spec, hk.payload, hk.live)
-		h.r.asyncWG.Done()
-	}
+// post hands hk to the runner's queue (unbounded, so this never blocks under h.mu).
+func (h *WorkflowActivityHub) post(hk workflowHook) {
+	h.r.post(func() { h.r.dispatchFenced(hk.spec, hk.payload, hk.live) })
 }
 
 // bind releases the hooks held before the runner bound, in publication order, ahead of any
@@ -671,11 +645,12 @@ func (h *WorkflowActivityHub) bind() {
 	held := h.held
 	h.held = nil
 	for _, hk := range held {
-		h.queueHook(hk)
+		h.post(hk)
 	}
 }
 
-// dispose disposes every observer, fences every publisher and drops undelivered hooks.
+// dispose disposes every observer, fences every publisher (so queued hooks run no handler) and
+// drops held hooks.
 func (h *WorkflowActivityHub) dispose() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -684,10 +659,6 @@ func (h *WorkflowActivityHub) dispose() {
 	}
 	h.disposed = true
 	h.held = nil
-	for range h.hooks {
-		h.r.asyncWG.Done()
-	}
-	h.hooks = nil
 	for _, l := range slices.Clone(h.leases) {
 		h.disposeLease(l)
 	}

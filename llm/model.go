@@ -67,10 +67,12 @@ const (
 	ThinkingMedium  = "medium"
 	ThinkingHigh    = "high"
 	ThinkingXHigh   = "xhigh"
+	// ThinkingMax is Atomic's highest level; it is clamped to what the model supports.
+	ThinkingMax = "max"
 )
 
 // ThinkingLevels lists the valid thinking levels in increasing order.
-var ThinkingLevels = []string{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh, ThinkingXHigh}
+var ThinkingLevels = []string{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh, ThinkingXHigh, ThinkingMax}
 
 // ValidThinkingLevel reports whether level is one of ThinkingLevels.
 func ValidThinkingLevel(level string) bool {
@@ -83,13 +85,17 @@ func ValidThinkingLevel(level string) bool {
 }
 
 // ClampThinkingLevel returns the level the model can actually use: off for a model without
-// reasoning, high instead of xhigh unless the model's compat sets "supportsXhigh", else level.
+// reasoning; max becomes xhigh unless compat sets "supportsMax", and xhigh becomes high unless
+// compat sets "supportsXhigh"; else level.
 func ClampThinkingLevel(m *Model, level string) string {
 	if m == nil || !ValidThinkingLevel(level) {
 		return ThinkingOff
 	}
 	if !m.Reasoning {
 		return ThinkingOff
+	}
+	if level == ThinkingMax && !m.CompatBool("supportsMax", false) {
+		level = ThinkingXHigh
 	}
 	if level == ThinkingXHigh && !m.CompatBool("supportsXhigh", false) {
 		return ThinkingHigh

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomic-cli/atomic/llm"
@@ -19,9 +20,11 @@ var ErrNoAPIKey = errors.New("no API key")
 // Registry is the set of models atomic can use: the built-in catalog merged with models.json, and
 // the credentials that make them available (config-and-resources.md §7, §8).
 //
-// Load reads the files; the merged model list is built on the first query and then never changes,
-// so reload means Load again. A Registry is safe for concurrent use: the model list is written once
-// (guarded by buildOne), runtime API keys are guarded by mu, credentials by the AuthStore.
+// Load reads the files; the merged model list is built on the first query and then changes only
+// through AddProvider and RemoveProvider (providers registered at run time), so reload means Load
+// again. A Registry is safe for concurrent use: the base list is written once (guarded by
+// buildOne), the merged view is replaced atomically, runtime API keys are guarded by mu,
+// credentials by the AuthStore.
 // Returned models are shared: treat them as read-only and clone before changing one.
 type Registry struct {
 	dir      string
@@ -37,6 +40,12 @@ type Registry struct {
 
 	mu      sync.Mutex
 	runtime map[string]string // provider -> key from --api-key; guarded by mu
+
+	// Providers added at run time (AddProvider, extension_providers.go): the fields above stay the
+	// base; cur is the merged view every query reads, replaced as a whole under extMu.
+	cur   atomic.Pointer[regState]
+	extMu sync.Mutex
+	ext   []extProvider // guarded by extMu
 }
 
 // Load returns the registry of agentDir ("" means AgentDir()): it reads <agentDir>/models.json and
@@ -163,29 +172,29 @@ func upsert(list []*llm.Model, m *llm.Model) []*llm.Model {
 	return append(list, m)
 }
 
-func (r *Registry) ensure() { r.buildOne.Do(r.build) }
+func (r *Registry) ensure() *regState { return r.view() }
 
 // All returns every known model: built-in providers (anthropic, openai, google) first, then the
 // custom providers of models.json in file order; within a provider, catalog or file order. The
 // slice is fresh; the models are shared.
 func (r *Registry) All() []*llm.Model {
-	r.ensure()
-	return append([]*llm.Model(nil), r.models...)
+	st := r.ensure()
+	return append([]*llm.Model(nil), st.models...)
 }
 
 // Providers returns the provider ids of All in the same order, each once.
 func (r *Registry) Providers() []string {
-	r.ensure()
-	return append([]string(nil), r.providers...)
+	st := r.ensure()
+	return append([]string(nil), st.providers...)
 }
 
 // Available returns the models of All whose provider HasAuth, in the same order
 // (config-and-resources.md §8: only these are listed by --list-models and selectable over RPC).
 func (r *Registry) Available() []*llm.Model {
-	r.ensure()
+	st := r.ensure()
 	var out []*llm.Model
-	has := make(map[string]bool, len(r.providers))
-	for _, m := range r.models {
+	has := make(map[string]bool, len(st.providers))
+	for _, m := range st.models {
 		ok, seen := has[m.Provider]
 		if !seen {
 			ok = r.HasAuth(m.Provider)
@@ -200,8 +209,8 @@ func (r *Registry) Available() []*llm.Model {
 
 // Find returns the model with exactly this provider and id, or nil.
 func (r *Registry) Find(provider, id string) *llm.Model {
-	r.ensure()
-	for _, m := range r.models {
+	st := r.ensure()
+	for _, m := range st.models {
 		if m.Provider == provider && m.ID == id {
 			return m
 		}
@@ -236,7 +245,7 @@ func (r *Registry) runtimeKey(provider string) string {
 // with a baseUrl and no apiKey at all, as local servers need no key. It runs no commands: a
 // "!command" value counts as configured.
 func (r *Registry) HasAuth(provider string) bool {
-	r.ensure()
+	st := r.ensure()
 	if r.runtimeKey(provider) != "" {
 		return true
 	}
@@ -257,7 +266,7 @@ func (r *Registry) HasAuth(provider string) bool {
 			return true
 		}
 	}
-	if pc := r.configOf[provider]; pc != nil {
+	if pc := st.configOf[provider]; pc != nil {
 		if pc.apiKey == nil {
 			return pc.baseURL != ""
 		}
@@ -279,7 +288,7 @@ func oauthUsable(c Credential, now time.Time) bool {
 // the error wraps ErrNoAPIKey and says what to set, including why skipped sources failed.
 // Commands in values run on every call.
 func (r *Registry) APIKey(provider string) (string, error) {
-	r.ensure()
+	st := r.ensure()
 	if k := r.runtimeKey(provider); k != "" {
 		return k, nil
 	}
@@ -312,7 +321,7 @@ func (r *Registry) APIKey(provider string) (string, error) {
 			return k, nil
 		}
 	}
-	if pc := r.configOf[provider]; pc != nil {
+	if pc := st.configOf[provider]; pc != nil {
 		if pc.apiKey == nil {
 			if pc.baseURL != "" {
 				return "", nil
@@ -343,12 +352,12 @@ func (r *Registry) APIKey(provider string) (string, error) {
 // APIKey yields a key. These unresolved values are kept out of m.Headers so that a provider never
 // sends a "$VAR" or "!command" verbatim; pass the result as llm.Request.Headers. nil when none.
 func (r *Registry) Headers(m *llm.Model) map[string]string {
-	r.ensure()
+	st := r.ensure()
 	if m == nil {
 		return nil
 	}
 	var out map[string]string
-	for name, raw := range r.headers[modelKey(m.Provider, m.ID)] {
+	for name, raw := range st.headers[modelKey(m.Provider, m.ID)] {
 		v, err := ResolveValue(raw)
 		if err != nil {
 			continue
@@ -358,7 +367,7 @@ func (r *Registry) Headers(m *llm.Model) map[string]string {
 		}
 		out[name] = v
 	}
-	if pc := r.configOf[m.Provider]; pc != nil && pc.authHeader {
+	if pc := st.configOf[m.Provider]; pc != nil && pc.authHeader {
 		if k, err := r.APIKey(m.Provider); err == nil && k != "" {
 			if out == nil {
 				out = make(map[string]string)

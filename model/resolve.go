@@ -39,19 +39,19 @@ var (
 // that lists the "provider/id" candidates. No match gives an error wrapping ErrNotFound. An empty
 // pattern selects providerFilter's default model, or Default() without a filter.
 func (r *Registry) Resolve(pattern, providerFilter string) (*llm.Model, string, error) {
-	r.ensure()
+	st := r.ensure()
 	pattern = strings.TrimSpace(pattern)
-	cands := r.models
+	cands := st.models
 	if providerFilter != "" {
 		cands = nil
-		for _, m := range r.models {
+		for _, m := range st.models {
 			if strings.EqualFold(m.Provider, providerFilter) {
 				cands = append(cands, m)
 			}
 		}
 		if len(cands) == 0 {
 			return nil, "", fmt.Errorf("model: %w: unknown provider %q (known: %s)",
-				ErrNotFound, providerFilter, strings.Join(r.providers, ", "))
+				ErrNotFound, providerFilter, strings.Join(st.providers, ", "))
 		}
 	}
 	if pattern == "" {
@@ -264,13 +264,13 @@ func providerDefault(ms []*llm.Model) *llm.Model {
 // it, else its first model. Without any, the error wraps ErrNoModels and names the environment
 // variables, auth.json and models.json to configure.
 func (r *Registry) Default() (*llm.Model, error) {
-	r.ensure()
-	for _, p := range r.providers {
+	st := r.ensure()
+	for _, p := range st.providers {
 		if !r.HasAuth(p) {
 			continue
 		}
 		var ms []*llm.Model
-		for _, m := range r.models {
+		for _, m := range st.models {
 			if m.Provider == p {
 				ms = append(ms, m)
 			}

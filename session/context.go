@@ -16,7 +16,12 @@ import (
 type extContext struct {
 	s   *Session
 	ctx context.Context
+	// prompt is the chained system prompt during before_agent_start (nil otherwise).
+	prompt *string
 }
+
+// SetSystemPrompt implements ext.SystemPromptSetter.
+func (c *extContext) SetSystemPrompt(p string) { c.prompt = &p }
 
 func (s *Session) newContext(ctx context.Context) ext.Context { return &extContext{s: s, ctx: ctx} }
 
@@ -138,6 +143,9 @@ func (c *extContext) Compact(ext.CompactOptions) error {
 
 func (c *extContext) GetSystemPrompt() string {
 	c.check("ctx.getSystemPrompt")
+	if c.prompt != nil {
+		return *c.prompt
+	}
 	return c.s.agent.Config().SystemPrompt
 }
 
@@ -150,6 +158,17 @@ func (s *Session) commandContext(ctx context.Context) ext.CommandContext {
 
 // ErrNoRuntime is returned by session operations of a session made without a Runtime.
 var ErrNoRuntime = errors.New("session operations need a session.Runtime")
+
+// SendMessage sends extension messages to this context's session (ReplacedSessionContext in
+// withSession: bound to the replacement session).
+func (c *commandContext) SendMessage(msg ext.CustomMessage, o ext.SendOptions) error {
+	return c.s.SendMessage(c.ctx, []ext.CustomMessage{msg}, o)
+}
+
+// SendUserMessage sends a user message to this context's session.
+func (c *commandContext) SendUserMessage(content []llm.Content, o ext.SendOptions) error {
+	return c.s.SendUserMessage(c.ctx, content, o)
+}
 
 func (c *commandContext) WaitForIdle(ctx context.Context) error {
 	if err := c.s.live("ctx.waitForIdle"); err != nil {

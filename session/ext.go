@@ -163,6 +163,10 @@ type PromptOptions struct {
 	// Source is the `input` event's source: interactive (default), rpc or extension.
 	Source string
 	Images []llm.Content
+	// StreamingBehavior queues a prompt that arrives while the agent is streaming: "steer" or
+	// "followUp". Empty steers, except for Source "rpc", where it is ErrAlreadyProcessing
+	// (rpc-and-json.md §3.1).
+	StreamingBehavior string
 }
 
 // ErrCommandFailed wraps the error of an extension command run from a prompt.
@@ -203,7 +207,15 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		text, images = out.Text, out.Images
 	}
 	if s.agent.IsRunning() {
-		s.agent.Steer(llm.UserText(text, images, s.now().UnixMilli()))
+		m := llm.UserText(text, images, s.now().UnixMilli())
+		switch {
+		case o.StreamingBehavior == "followUp":
+			s.agent.FollowUp(m)
+		case o.StreamingBehavior == "" && o.Source == "rpc":
+			return ErrAlreadyProcessing
+		default:
+			s.agent.Steer(m)
+		}
 		return nil
 	}
 	defer s.settled()
@@ -337,22 +349,24 @@ func (s *Session) Shutdown(ctx context.Context, reason, targetSessionFile string
 	s.agent.Abort()
 	ext.Emit[ext.None](s.runner, ctx, ext.SessionShutdown{Reason: reason, TargetSessionFile: targetSessionFile})
 	s.runner.Drain()
+	s.runner.Dispose() // workflow observers and publishers, extension providers (before SetHost(nil))
 	s.disposed.Store(true)
+	s.runner.MarkStale()
 	s.runner.SetHost(nil)
 }
 
 // WaitIdle blocks until no run is active and turns triggered by extensions have finished.
 func (s *Session) WaitIdle(ctx context.Context) error {
-	if err := s.agent.Wait(ctx); err != nil {
-		return err
-	}
-	done := make(chan struct{})
-	go func() { s.async.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	for {
+		if err := s.agent.Wait(ctx); err != nil {
+			return err
+		}
+		if err := s.inflight.wait(ctx); err != nil {
+			return err
+		}
+		if !s.agent.IsRunning() && s.inflight.idle() {
+			return nil
+		}
 	}
 }
 
@@ -385,34 +399,59 @@ func (s *Session) SendUserMessage(ctx context.Context, content []llm.Content, o 
 	if s.agent.IsRunning() && o.DeliverAs == "" {
 		return errors.New(`sendUserMessage: the agent is streaming: pass deliverAs "steer" or "followUp"`)
 	}
-	m := llm.Message{Role: llm.RoleUser, Content: content, Timestamp: s.now().UnixMilli()}
-	o.TriggerTurn = true
-	return s.deliver([]llm.Message{m}, o)
+	if s.agent.IsRunning() {
+		return s.deliver([]llm.Message{{Role: llm.RoleUser, Content: content, Timestamp: s.now().UnixMilli()}}, o)
+	}
+	// Idle: the user message takes the prompt path (input with source "extension",
+	// before_agent_start, nextTurn messages), in the background (an admission receipt).
+	var text strings.Builder
+	var images []llm.Content
+	for _, c := range content {
+		switch c.Type {
+		case llm.ContentText:
+			text.WriteString(c.Text)
+		case llm.ContentImage:
+			images = append(images, c)
+		}
+	}
+	s.inflight.add()
+	go func() {
+		defer s.inflight.done()
+		if err := s.PromptWith(context.Background(), text.String(), PromptOptions{Source: "extension", Images: images}); err != nil {
+			s.onErr(fmt.Errorf("session: sendUserMessage: %w", err))
+		}
+	}()
+	return nil
 }
 
 func (s *Session) deliver(msgs []llm.Message, o ext.SendOptions) error {
+	running := s.agent.IsRunning()
 	switch {
 	case o.DeliverAs == "nextTurn":
 		s.mu.Lock()
 		s.nextTurn = append(s.nextTurn, msgs...)
 		s.mu.Unlock()
 		return nil
-	case s.agent.IsRunning() && o.DeliverAs == "interrupt":
-		s.agent.Abort()
-		s.startTurn(msgs)
+	case o.DeliverAs == "interrupt":
+		s.startTurn(msgs, true)
 		return nil
-	case s.agent.IsRunning() && o.DeliverAs == "followUp":
-		for _, m := range msgs {
-			s.agent.FollowUp(m)
+	case running && o.DeliverAs == "" && len(msgs) > 0 && msgs[0].ExcludeFromContext:
+		// Display-only while streaming: persisted and shown, never sent (seed 004).
+		for i := range msgs {
+			m := msgs[i]
+			s.agent.Emit(agent.Event{Type: agent.EventMessageStart, Message: &m})
+			s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
+			s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m})
 		}
 		return nil
-	case s.agent.IsRunning():
-		for _, m := range msgs {
-			s.agent.Steer(m)
-		}
+	case running && o.DeliverAs == "followUp":
+		s.agent.FollowUp(msgs...)
 		return nil
-	case o.TriggerTurn || o.DeliverAs == "interrupt":
-		s.startTurn(msgs)
+	case running:
+		s.agent.Steer(msgs...)
+		return nil
+	case o.TriggerTurn:
+		s.startTurn(msgs, false)
 		return nil
 	}
 	// Idle without a turn: the messages join the session as they are.
@@ -422,16 +461,26 @@ func (s *Session) deliver(msgs []llm.Message, o ext.SendOptions) error {
 	return nil
 }
 
-// startTurn runs a turn for msgs in the background (the call is an admission receipt).
-func (s *Session) startTurn(msgs []llm.Message) {
-	s.async.Add(1)
+// startTurn runs a turn for msgs in the background (the call is an admission receipt); with
+// interrupt it first aborts the active run.
+func (s *Session) startTurn(msgs []llm.Message, interrupt bool) {
+	s.inflight.add()
 	go func() {
-		defer s.async.Done()
-		s.agent.Abort()
-		_ = s.agent.Wait(context.Background())
+		defer s.inflight.done()
+		if interrupt {
+			s.agent.Abort()
+		}
 		defer s.settled()
-		if err := s.agent.Prompt(context.Background(), msgs...); err != nil {
-			s.onErr(fmt.Errorf("session: extension-triggered turn: %w", err))
+		for {
+			_ = s.agent.Wait(context.Background())
+			err := s.agent.Prompt(context.Background(), msgs...)
+			if errors.Is(err, agent.ErrBusy) {
+				continue // another turn started first; queue behind it
+			}
+			if err != nil {
+				s.onErr(fmt.Errorf("session: extension-triggered turn: %w", err))
+			}
+			return
 		}
 	}()
 }
@@ -440,7 +489,9 @@ func (s *Session) startTurn(msgs []llm.Message) {
 func (s *Session) appendIdle(m llm.Message) {
 	msgs := append(s.agent.Messages(), m)
 	_ = s.agent.SetMessages(msgs)
+	s.agent.Emit(agent.Event{Type: agent.EventMessageStart, Message: &m})
 	s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
+	s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m})
 }
 
 // AppendEntry persists extension state and emits entry_appended.
@@ -500,16 +551,20 @@ func (s *Session) setModel(m *llm.Model, source string) error {
 	if m == nil {
 		return errors.New("setModel: no model")
 	}
-	p, err := ProviderFor(m.API)
-	if err != nil {
-		return fmt.Errorf("setModel %s/%s: %w", m.Provider, m.ID, err)
-	}
 	s.mu.Lock()
 	prev := s.model
+	s.mu.Unlock()
 	if prev != nil && prev.Provider == m.Provider && prev.ID == m.ID {
-		s.mu.Unlock()
 		return nil
 	}
+	p := s.opts.Provider
+	if p == nil {
+		var err error
+		if p, err = ProviderFor(m.API); err != nil {
+			return fmt.Errorf("setModel %s/%s: %w", m.Provider, m.ID, err)
+		}
+	}
+	s.mu.Lock()
 	prevLevel := s.thinking
 	level := llm.ClampThinkingLevel(m, prevLevel)
 	s.model, s.thinking = m, level
@@ -524,6 +579,8 @@ func (s *Session) setModel(m *llm.Model, source string) error {
 		}
 		ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prevLevel})
 		s.streamEvent("thinking_level_changed", map[string]any{"level": level})
+		// thinking_level_select is fire-and-forget but comes first (events.md §2 "/model").
+		s.runner.Drain()
 	}
 	ext.Emit[ext.None](s.runner, context.Background(), ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
 	s.streamEvent("model_changed", ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
@@ -575,8 +632,11 @@ func (s *Session) ToolsChanged() {
 	})
 }
 
-// BuiltinTools returns the built-in tools the session was given (the active ones).
+// BuiltinTools returns every built-in tool the session can offer.
 func (s *Session) BuiltinTools() []tool.Tool { return s.allBuiltins() }
+
+// ActiveBuiltinTools returns the built-in tools active by default.
+func (s *Session) ActiveBuiltinTools() []tool.Tool { return s.opts.Tools }
 
 func (s *Session) allBuiltins() []tool.Tool {
 	if s.opts.AllBuiltins != nil {

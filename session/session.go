@@ -81,8 +81,8 @@ type Session struct {
 	disposed   atomic.Bool
 	// persistFailed is set when a message could not be saved.
 	persistFailed atomic.Bool
-	async         sync.WaitGroup // turns started by extensions while idle
-	rt            *Runtime       // nil for a session made with New directly
+	inflight      inflight // turns started by extensions
+	rt            *Runtime // nil for a session made with New directly
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records

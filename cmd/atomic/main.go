@@ -82,11 +82,9 @@ func run(o *Options) error {
 		return nil
 	}
 	switch o.Mode {
-	case "", "text", "json":
-	case "rpc":
-		return errors.New("--mode rpc is not available yet")
+	case "", "text", "json", "rpc":
 	default:
-		return fmt.Errorf("unknown --mode %q (use text or json)", o.Mode)
+		return fmt.Errorf("unknown --mode %q (use text, json or rpc)", o.Mode)
 	}
 	if o.Thinking != "" && !llm.ValidThinkingLevel(o.Thinking) {
 		fmt.Fprintf(o.Stderr, "Warning: unknown thinking level %q (use %s); ignoring it\n", o.Thinking, strings.Join(llm.ThinkingLevels, ", "))
@@ -99,6 +97,7 @@ func run(o *Options) error {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
 	}
 	if o.ListModels {
+		loadExtensionProviders(o, reg) // providers registered by extensions are listed too (ext_providers.go)
 		search := ""
 		if len(o.Messages) > 0 {
 			search = o.Messages[0]
@@ -113,11 +112,11 @@ func run(o *Options) error {
 		return nil
 	}
 
-	prompts, err := o.prompts()
+	prompts, err := o.modePrompts()
 	if err != nil {
 		return err
 	}
-	if len(prompts) == 0 {
+	if len(prompts) == 0 && o.Mode != "rpc" {
 		if o.StdinIsTTY && o.StdoutIsTTY && !o.Print && o.Mode == "" {
 			return errors.New("the interactive terminal UI is not available yet: pass a prompt with -p \"…\" (see atomic --help)")
 		}
@@ -166,6 +165,7 @@ func run(o *Options) error {
 	active, all := o.tools(cwd)
 	ctx, received, stop := signalContext()
 	defer stop()
+	front := o.newRPCFront() // nil unless --mode rpc
 	rt, err := session.NewRuntime(ctx, session.Options{
 		Store:          st,
 		Registry:       regOrNil(reg, o.Replay == ""),
@@ -179,10 +179,11 @@ func run(o *Options) error {
 		Extensions:     o.Extensions,
 		ExtensionPaths: o.ExtensionPaths,
 		Mode:           modeName(o.Mode),
+		UI:             front.ui(),
 		Cwd:            cwd,
-		OnExtensionError: func(e *ext.Error) {
+		OnExtensionError: front.extensionErrors(func(e *ext.Error) {
 			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
-		},
+		}),
 		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 	})
 	if err != nil {
@@ -198,6 +199,8 @@ func run(o *Options) error {
 	var code int
 	if o.Mode == "json" {
 		code = jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
+	} else if o.Mode == "rpc" {
+		code = front.serve(ctx, rt)
 	} else {
 		code = printmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
 	}
@@ -446,8 +449,8 @@ func (o *Options) tools(cwd string) (active, all []tool.Tool) {
 
 // modeName is the ctx.mode of extensions.
 func modeName(mode string) string {
-	if mode == "json" {
-		return "json"
+	if mode == "json" || mode == "rpc" {
+		return mode
 	}
 	return "print"
 }

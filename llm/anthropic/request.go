@@ -14,6 +14,7 @@ var thinkingBudgets = map[string]int{
 	llm.ThinkingMedium:  8192,
 	llm.ThinkingHigh:    16384,
 	llm.ThinkingXHigh:   32000,
+	llm.ThinkingMax:     64000,
 }
 
 const (

@@ -1,0 +1,384 @@
+package rpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
+	jsonmode "github.com/atomic-cli/atomic/mode/json"
+	"github.com/atomic-cli/atomic/session"
+)
+
+// Config is what a Server reads and writes.
+type Config struct {
+	// In carries commands and extension_ui_response frames.
+	In io.Reader
+	// Out receives responses, events and extension_ui_request frames.
+	Out io.Writer
+	// Err receives human diagnostics; nil discards them.
+	Err io.Writer
+}
+
+// flushDelay bounds how long a streamed delta (message_update, tool_execution_update) waits in
+// the output buffer for the next line before it is written on its own.
+const flushDelay = 16 * time.Millisecond
+
+// Server is one RPC session over a pair of streams. Make it with NewServer, hand UI and
+// ExtensionError to the session.Runtime it will drive, then call Serve once.
+type Server struct {
+	out  *jsonmode.Writer
+	errw io.Writer
+	ui   *dialogs
+
+	flushTimer   *time.Timer
+	flushPending atomic.Bool
+
+	mu      sync.Mutex // guards everything below up to the blank line
+	inbox   []item
+	wake    chan struct{} // signalled (cap 1) when inbox grows
+	rt      *session.Runtime
+	ctx     context.Context // Serve's run context; cancelled when Serve ends
+	closing bool            // Serve is shutting down: no new goroutines start
+	jobs    map[*bashJob]struct{}
+	// Settings recorded for subsystems atomic does not have yet (rpc-and-json.md §3.4).
+	autoCompaction, autoRetry bool
+
+	ack      atomic.Pointer[pendingPrompt] // the prompt awaiting its acknowledgement
+	prompts  atomic.Int64                  // prompt goroutines running
+	wg       sync.WaitGroup                // every goroutine the Server started but the reader
+	stop     chan struct{}                 // closed when ctx.shutdown() reached an idle point
+	stopOnce sync.Once
+	logOnce  sync.Once
+}
+
+// item is one queued frame for the worker; eof marks the end of the input.
+type item struct {
+	cmd *command
+	eof bool
+}
+
+// NewServer returns a Server on c and starts reading c.In at once, so extension dialogs shown
+// while the runtime starts can already be answered; commands wait for Serve.
+func NewServer(c Config) *Server {
+	errw := c.Err
+	if errw == nil {
+		errw = io.Discard
+	}
+	s := &Server{
+		out:            jsonmode.NewWriter(c.Out),
+		errw:           errw,
+		wake:           make(chan struct{}, 1),
+		jobs:           map[*bashJob]struct{}{},
+		stop:           make(chan struct{}),
+		autoCompaction: true,
+		autoRetry:      true,
+	}
+	s.ui = newDialogs(s)
+	s.flushTimer = time.AfterFunc(time.Hour, s.flushNow)
+	s.flushTimer.Stop()
+	go s.read(c.In)
+	return s
+}
+
+// UI is ctx.ui in RPC mode: dialogs and notifications become extension_ui_request frames
+// (rpc-and-json.md §6). Pass it as session.Options.UI.
+func (s *Server) UI() ext.UI { return s.ui }
+
+// ExtensionError writes an extension_error line (rpc-and-json.md §5, written by the mode). Pass
+// it as session.Options.OnExtensionError.
+func (s *Server) ExtensionError(e *ext.Error) {
+	b := append(make([]byte, 0, 128), `{"type":"extension_error","extensionPath":`...)
+	b = llm.AppendJSONString(b, e.ExtensionPath)
+	b = append(b, `,"event":`...)
+	b = llm.AppendJSONString(b, e.Event)
+	b = append(b, `,"error":`...)
+	b = llm.AppendJSONString(b, e.Message)
+	s.writeLine(append(b, '}'))
+}
+
+// Serve runs the protocol on rt until the input ends (EOF: the commands read before it are
+// answered, then the active run is aborted), ctx is cancelled (a signal), or an extension's
+// ctx.shutdown() meets an idle point. It returns the exit code, 0. Running prompts, bash commands
+// and dialogs are cancelled and awaited before it returns; it does not shut the runtime down.
+func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.mu.Lock()
+	s.rt, s.ctx = rt, runCtx
+	s.mu.Unlock()
+	unsub := rt.Subscribe(s.onEvent)
+	defer unsub()
+
+	s.loop(runCtx)
+
+	s.mu.Lock()
+	s.closing = true
+	jobs := make([]*bashJob, 0, len(s.jobs))
+	for j := range s.jobs {
+		jobs = append(jobs, j)
+	}
+	s.mu.Unlock()
+	s.ui.close()
+	for _, j := range jobs {
+		j.cancel()
+	}
+	cancel()
+	rt.Session().Abort()
+	s.wg.Wait()
+	s.flushTimer.Stop()
+	if err := s.out.Flush(); err != nil {
+		s.logWriteError(err)
+	}
+	return 0
+}
+
+// loop runs queued frames in order until the input ends, ctx ends or shutdown is due.
+func (s *Server) loop(ctx context.Context) {
+	for {
+		s.mu.Lock()
+		var it item
+		ok := len(s.inbox) > 0
+		if ok {
+			it = s.inbox[0]
+			s.inbox[0] = item{}
+			s.inbox = s.inbox[1:]
+			if len(s.inbox) == 0 {
+				s.inbox = nil
+			}
+		}
+		s.mu.Unlock()
+		if !ok {
+			select {
+			case <-s.wake:
+				continue
+			case <-s.stop:
+				return
+			case <-ctx.Done():
+				return
+			}
+		}
+		if it.eof {
+			return
+		}
+		if it.cmd.spec.lane == laneOrdered {
+			s.run(ctx, it.cmd)
+		} else {
+			s.dispatch(ctx, it.cmd)
+		}
+		s.checkShutdown()
+		select {
+		case <-s.stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+	}
+}
+
+// read is the reader goroutine: it answers dialogs and frame errors at once, hands interrupts
+// and jobs to dispatch once Serve runs, and queues the rest for the worker.
+func (s *Server) read(in io.Reader) {
+	lr := NewLineReader(in)
+	for {
+		line, err := lr.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				s.logf("reading commands: %v", err)
+			}
+			// Nobody is left to answer a dialog: they resolve to their defaults.
+			s.ui.close()
+			s.enqueue(item{eof: true})
+			return
+		}
+		s.receive(line)
+	}
+}
+
+// receive routes one frame.
+func (s *Server) receive(line []byte) {
+	if _, typ, err := decodeEnvelope(line); err == nil && typ == commandTypeUIResponse {
+		var a uiAnswer
+		if json.Unmarshal(line, &a) == nil {
+			s.ui.answer(a)
+		}
+		return
+	}
+	cmd, ferr := decodeCommand(line)
+	if ferr != nil {
+		s.respondFailure(ferr.id, ferr.command, ferr.msg)
+		return
+	}
+	s.mu.Lock()
+	serving, ctx := s.rt != nil && !s.closing, s.ctx
+	s.mu.Unlock()
+	if cmd.spec.lane == laneOrdered || !serving {
+		s.enqueue(item{cmd: cmd})
+		return
+	}
+	s.dispatch(ctx, cmd)
+}
+
+func (s *Server) enqueue(it item) {
+	s.mu.Lock()
+	s.inbox = append(s.inbox, it)
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// dispatch runs an interrupt on the calling goroutine and a job on a goroutine of its own.
+func (s *Server) dispatch(ctx context.Context, cmd *command) {
+	if cmd.spec.lane == laneJob {
+		if !s.goTracked(func() { s.run(ctx, cmd) }) {
+			s.respond(cmd, result{err: errShuttingDown})
+		}
+		return
+	}
+	s.run(ctx, cmd)
+}
+
+// errShuttingDown answers commands that arrive while Serve is ending.
+var errShuttingDown = errors.New("atomic is shutting down")
+
+// goTracked starts fn on a goroutine Serve waits for; false (fn not started) once Serve is
+// ending.
+func (s *Server) goTracked(fn func()) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		fn()
+	}()
+	return true
+}
+
+// result is a handler's outcome; silent means the handler answers (or answered) by itself.
+type result struct {
+	data   any
+	err    error
+	silent bool
+}
+
+// run executes one command and writes its response. A panicking handler is answered with an
+// error and the server keeps serving.
+func (s *Server) run(ctx context.Context, cmd *command) {
+	s.mu.Lock()
+	rt := s.rt
+	s.mu.Unlock()
+	var r result
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				r = result{err: fmt.Errorf("internal error while handling %s: %v", cmd.Type, p)}
+			}
+		}()
+		r = handlers[cmd.Type](s, ctx, rt, cmd)
+	}()
+	if !r.silent {
+		s.respond(cmd, r)
+	}
+}
+
+// respond writes the response of cmd.
+func (s *Server) respond(cmd *command, r result) {
+	if r.err != nil {
+		s.respondFailure(cmd.ID, cmd.Type, r.err.Error())
+		return
+	}
+	b, err := appendResponse(nil, cmd.ID, cmd.Type, r.data, "", true)
+	if err != nil {
+		s.respondFailure(cmd.ID, cmd.Type, fmt.Sprintf("cannot encode the %s response: %v", cmd.Type, err))
+		return
+	}
+	s.writeLine(b)
+}
+
+func (s *Server) respondFailure(id json.RawMessage, command, msg string) {
+	b, _ := appendResponse(nil, id, command, nil, msg, false)
+	s.writeLine(b)
+}
+
+func (s *Server) writeLine(b []byte) {
+	if err := s.out.WriteLine(b); err != nil {
+		s.logWriteError(err)
+	}
+}
+
+func (s *Server) logWriteError(err error) {
+	s.logOnce.Do(func() { s.logf("writing to stdout: %v", err) })
+}
+
+func (s *Server) logf(format string, args ...any) {
+	fmt.Fprintf(s.errw, "rpc: "+format+"\n", args...)
+}
+
+// onEvent streams one session event. A prompt waiting for its acknowledgement is answered just
+// before its agent_start.
+func (s *Server) onEvent(e agent.Event) {
+	if e.Type == agent.EventAgentStart {
+		if p := s.ack.Swap(nil); p != nil {
+			p.answer(s, nil)
+		}
+	}
+	if err := s.out.WriteEvent(&e); err != nil {
+		s.logf("%v", err)
+	}
+	switch e.Type {
+	case agent.EventMessageUpdate, agent.EventToolExecutionUpdate:
+		if s.flushPending.CompareAndSwap(false, true) {
+			s.flushTimer.Reset(flushDelay)
+		}
+	case "agent_settled":
+		s.checkShutdown()
+	}
+}
+
+func (s *Server) flushNow() {
+	s.flushPending.Store(false)
+	if err := s.out.Flush(); err != nil {
+		s.logWriteError(err)
+	}
+}
+
+// checkShutdown ends Serve once an extension asked for shutdown and the session is idle
+// (rpc-and-json.md §2.2, events.md: ctx.shutdown() waits for idle in RPC mode).
+func (s *Server) checkShutdown() {
+	s.mu.Lock()
+	rt := s.rt
+	s.mu.Unlock()
+	if rt == nil || !rt.ShutdownRequested() || s.prompts.Load() > 0 || rt.Session().IsStreaming() {
+		return
+	}
+	s.stopOnce.Do(func() { close(s.stop) })
+}
+
+// pendingPrompt is a prompt whose response waits for its preflight to end.
+type pendingPrompt struct {
+	id   json.RawMessage
+	once sync.Once
+	done chan struct{}
+}
+
+// answer writes the prompt's single response: success when err is nil.
+func (p *pendingPrompt) answer(s *Server, err error) {
+	p.once.Do(func() {
+		cmd := &command{ID: p.id, Type: "prompt"}
+		s.respond(cmd, result{err: err})
+		close(p.done)
+	})
+}

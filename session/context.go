@@ -35,7 +35,7 @@ func (c *extContext) Err() error { return c.s.live("ctx") }
 
 func (c *extContext) UI() ext.UI {
 	c.check("ctx.ui")
-	return c.s.opts.UI
+	return c.s.ui
 }
 
 func (c *extContext) HasUI() bool {

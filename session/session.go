@@ -81,8 +81,9 @@ type Session struct {
 	disposed   atomic.Bool
 	// persistFailed is set when a message could not be saved.
 	persistFailed atomic.Bool
-	inflight      inflight // turns started by extensions
-	rt            *Runtime // nil for a session made with New directly
+	inflight      inflight  // turns started by extensions
+	ui            *promptUI // the mode's UI, reporting dialogs as ui_prompt_* events
+	rt            *Runtime  // nil for a session made with New directly
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records
@@ -123,6 +124,7 @@ func New(o Options) (*Session, error) {
 	}
 	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt}
 	s.runner = ext.NewRunner(s.newContext)
+	s.ui = &promptUI{UI: o.UI, s: s}
 	if o.OnExtensionError != nil {
 		s.runner.OnError(o.OnExtensionError)
 	}

@@ -1,0 +1,73 @@
+package session
+
+import (
+	"context"
+	"sync"
+
+	"github.com/atomic-cli/atomic/ext"
+)
+
+// promptUI wraps the mode's UI so that blocking dialogs (select, confirm, input, editor) are
+// reported as ui_prompt_start / ui_prompt_end (events.md §3.10): nested or overlapping prompts
+// coalesce into one outer span, and the end carries the outer start's reason, kind and title.
+type promptUI struct {
+	ext.UI
+	s *Session
+
+	mu    sync.Mutex // guards depth, outer
+	depth int
+	outer ext.UIPrompt
+}
+
+func (u *promptUI) enter(kind, title string) {
+	u.mu.Lock()
+	u.depth++
+	first := u.depth == 1
+	if first {
+		u.outer = ext.UIPrompt{Reason: "ui_prompt", Kind: kind, Title: title}
+	}
+	span := u.outer
+	u.mu.Unlock()
+	if first {
+		ext.Emit[ext.None](u.s.runner, context.Background(), ext.UIPromptStart{UIPrompt: span})
+	}
+}
+
+func (u *promptUI) exit() {
+	u.mu.Lock()
+	u.depth--
+	last := u.depth == 0
+	span := u.outer
+	u.mu.Unlock()
+	if last {
+		ext.Emit[ext.None](u.s.runner, context.Background(), ext.UIPromptEnd{UIPrompt: span})
+	}
+}
+
+// Select implements ext.UI.
+func (u *promptUI) Select(ctx context.Context, title string, options []string) (string, bool) {
+	u.enter("select", title)
+	defer u.exit()
+	return u.UI.Select(ctx, title, options)
+}
+
+// Confirm implements ext.UI.
+func (u *promptUI) Confirm(ctx context.Context, title, message string) bool {
+	u.enter("confirm", title)
+	defer u.exit()
+	return u.UI.Confirm(ctx, title, message)
+}
+
+// Input implements ext.UI.
+func (u *promptUI) Input(ctx context.Context, title, placeholder string) (string, bool) {
+	u.enter("input", title)
+	defer u.exit()
+	return u.UI.Input(ctx, title, placeholder)
+}
+
+// Editor implements ext.UI.
+func (u *promptUI) Editor(ctx context.Context, title, prefill string) (string, bool) {
+	u.enter("editor", title)
+	defer u.exit()
+	return u.UI.Editor(ctx, title, prefill)
+}

@@ -50,7 +50,8 @@ type Agent struct {
 	steer    [][]llm.Message // batches, delivered whole
 	followUp [][]llm.Message
 	running  bool
-	done     chan struct{} // closed when the active run ends
+	done     chan struct{}   // closed when the active run ends
+	runCtx   context.Context // the active run's context (nil when idle)
 	cancel   context.CancelFunc
 	subs     []func(Event)
 	emitMu   sync.Mutex // serialises event delivery
@@ -124,6 +125,13 @@ func (a *Agent) IsRunning() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.running
+}
+
+// RunContext returns the active run's context (cancelled on abort), or nil when idle.
+func (a *Agent) RunContext() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.runCtx
 }
 
 // Wait blocks until no run is active or ctx ends.
@@ -287,11 +295,11 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 	}
 	a.running, a.cancel = true, cancel
 	done := make(chan struct{})
-	a.done = done
+	a.done, a.runCtx = done, ctx
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		a.running, a.cancel, a.done = false, nil, nil
+		a.running, a.cancel, a.done, a.runCtx = false, nil, nil, nil
 		a.mu.Unlock()
 		cancel()
 		close(done)

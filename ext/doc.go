@@ -11,10 +11,13 @@
 // hand-rolls a combine loop. An event nobody subscribed to costs one slice-length check and no
 // allocation.
 //
-// ext imports llm and tool only, never a session, a store or a front-end: what an extension can
-// do to the session goes through the Host interface, which the session implements.
+// ext imports llm, model, store and tool, never the agent, a session or a front-end: what an
+// extension can do to the session goes through the Host interface, which the session implements.
 //
 // Concurrency: registration and dispatch may happen from any goroutine; the Runner's handler
 // lists are copy-on-write behind an atomic pointer, so a dispatch never holds a lock while a
-// handler runs. Handlers of one dispatch run one after another on the emitting goroutine.
+// handler runs. Handlers of one dispatch run one after another on the emitting goroutine
+// (session_shutdown's run concurrently, with a 2 s cap). A Context used after its session was
+// replaced panics with a *StaleContextError: inside a handler the runner reports it, but an
+// extension's own goroutine must check Context.Err first.
 package ext

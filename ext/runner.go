@@ -235,9 +235,57 @@ func Emit[R any, E any, PE interface {
 		r.post(func() { r.dispatch(ctx, spec, PE(p)) })
 		return e, zero, nil
 	}
-	res, err := r.dispatch(ctx, spec, PE(p))
+	var res any
+	var err error
+	if spec.Errors == FailClosed {
+		// A guard that hangs blocks (events.md §4 row 7): wait at most GuardTimeout, or until
+		// ctx ends, then fail closed while the handler is left to finish on its own. The payload
+		// it may still mutate is a private copy.
+		res, err = r.dispatchGuard(ctx, spec, PE(p))
+		if err != nil {
+			return e, out0[R](res), err
+		}
+	} else {
+		res, err = r.dispatch(ctx, spec, PE(p))
+	}
 	out, _ := res.(R)
 	return *p, out, err
+}
+
+func out0[R any](res any) R {
+	out, _ := res.(R)
+	return out
+}
+
+// GuardTimeout bounds how long a fail-closed event (tool_call) waits for its handlers; when it
+// passes, the operation is blocked (events.md §4 row 7). It can be changed before dispatching.
+var GuardTimeout = 30 * time.Second
+
+func (r *Runner) dispatchGuard(ctx context.Context, spec *Spec, payload any) (any, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	type outcome struct {
+		res any
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := r.dispatch(ctx, spec, payload)
+		done <- outcome{res, err}
+	}()
+	timer := time.NewTimer(GuardTimeout)
+	defer timer.Stop()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-timer.C:
+		err := fmt.Errorf("%w: %s handlers did not answer within %s", ErrBlocked, spec.Name, GuardTimeout)
+		r.report(&Error{ExtensionPath: "(timeout)", Event: spec.Name, Err: err, Message: err.Error()})
+		return nil, err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, ctx.Err())
+	}
 }
 
 // chainedPrompter is implemented by payloads that chain the system prompt (before_agent_start).

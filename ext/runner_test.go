@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-cli/atomic/llm"
 )
@@ -201,3 +202,26 @@ func benchHandlers(b *testing.B, n int) {
 
 func BenchmarkDispatch1Handler(b *testing.B)   { benchHandlers(b, 1) }
 func BenchmarkDispatch10Handlers(b *testing.B) { benchHandlers(b, 10) }
+
+func TestHangingGuardFailsClosed(t *testing.T) {
+	old := GuardTimeout
+	GuardTimeout = 50 * time.Millisecond
+	defer func() { GuardTimeout = old }()
+	r := NewRunner(nil)
+	release := make(chan struct{})
+	defer close(release)
+	load(t, r, func(api API) error {
+		On(api, func(Context, *ToolCall) (*ToolCallResult, error) { <-release; return nil, nil })
+		return nil
+	})
+	start := time.Now()
+	_, _, err := Emit[*ToolCallResult](r, context.Background(), ToolCall{ToolName: "bash", Input: map[string]any{}})
+	if !errors.Is(err, ErrBlocked) || time.Since(start) > 5*time.Second {
+		t.Fatalf("a hanging tool_call handler must block after GuardTimeout: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := Emit[*ToolCallResult](r, ctx, ToolCall{ToolName: "bash", Input: map[string]any{}}); !errors.Is(err, ErrBlocked) {
+		t.Fatalf("an aborted tool_call must block: %v", err)
+	}
+}

@@ -66,8 +66,14 @@ func toolResultWire(r *tool.Result) map[string]any {
 	return out
 }
 
-// runCtx is the context handed to agent-event handlers: the active run's, else background.
-func (s *Session) runCtx() context.Context { return context.Background() }
+// runCtx is the context handed to agent-event handlers: the active run's (so ctx.signal is
+// the agent's abort signal, events.md §1.3), else background.
+func (s *Session) runCtx() context.Context {
+	if c := s.agent.RunContext(); c != nil {
+		return c
+	}
+	return context.Background()
+}
 
 // messageEnd lets `message_end` handlers replace a message (same role) before it is persisted.
 func (s *Session) messageEnd(ctx context.Context, m *llm.Message) {
@@ -110,6 +116,10 @@ func (s *Session) afterToolCall(ctx context.Context, call tool.Call, res tool.Re
 	if !s.runner.Has(ext.IDToolResult) {
 		return res
 	}
+	// Parallel calls finish concurrently; their tool_result dispatches do not overlap, so
+	// handlers never race each other (as in Atomic's single event queue).
+	s.toolResultMu.Lock()
+	defer s.toolResultMu.Unlock()
 	out, _, _ := ext.Emit[*ext.ToolResultPatch](s.runner, ctx, ext.ToolResult{
 		ToolCallID: call.ID, ToolName: call.Name, Input: call.Args,
 		Content: res.Content, Details: res.Details, IsError: res.IsError,
@@ -439,8 +449,8 @@ func (s *Session) deliver(msgs []llm.Message, o ext.SendOptions) error {
 		// Display-only while streaming: persisted and shown, never sent (seed 004).
 		for i := range msgs {
 			m := msgs[i]
+			// message_end reaches the session's persist subscriber, which saves it.
 			s.agent.Emit(agent.Event{Type: agent.EventMessageStart, Message: &m})
-			s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
 			s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m})
 		}
 		return nil
@@ -490,8 +500,7 @@ func (s *Session) appendIdle(m llm.Message) {
 	msgs := append(s.agent.Messages(), m)
 	_ = s.agent.SetMessages(msgs)
 	s.agent.Emit(agent.Event{Type: agent.EventMessageStart, Message: &m})
-	s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
-	s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m})
+	s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m}) // persisted by the subscriber
 }
 
 // AppendEntry persists extension state and emits entry_appended.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/tool"
@@ -85,8 +86,8 @@ func (s *Session) ExecuteBash(ctx context.Context, command string, o BashOptions
 }
 
 // recordBash adds the bashExecution message to the context and the session file now, or with
-// the next prompt while a run is active. A session replaced meanwhile records nothing: its store
-// now belongs to the replacement.
+// the next prompt while a run is active; no event announces it (rpc-and-json.md §3.5). A session
+// replaced meanwhile records nothing: its store now belongs to the replacement.
 func (s *Session) recordBash(command string, r BashResult, exclude bool) {
 	if s.live("bash") != nil {
 		return
@@ -96,13 +97,14 @@ func (s *Session) recordBash(command string, r BashResult, exclude bool) {
 		Cancelled: r.Cancelled, Truncated: r.Truncated, FullOutputPath: r.FullOutputPath,
 		ExcludeFromContext: exclude, Timestamp: s.now().UnixMilli(),
 	}
-	if s.agent.IsRunning() {
+	if err := s.agent.SetMessages(append(s.agent.Messages(), m)); err != nil {
+		// A run is active: the record goes with the next prompt.
 		s.mu.Lock()
 		s.nextTurn = append(s.nextTurn, m)
 		s.mu.Unlock()
 		return
 	}
-	s.appendIdle(m)
+	s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
 }
 
 // userBashOutput collects the output of one user command. mu guards every field: write runs on

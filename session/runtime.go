@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/atomic-cli/atomic/agent"
@@ -121,19 +122,31 @@ func (rt *Runtime) ShutdownRequested() bool {
 	return rt.shutdown
 }
 
-// replace tears the live session down and starts the one made by next.
-func (rt *Runtime) replace(ctx context.Context, reason, target string, next func(old *Session) (*store.Session, error), with func(context.Context, ext.CommandContext) error) error {
+// replace tears the live session down and starts a new one on the store that prepare returns.
+// prepare runs before anything is torn down, so a failure there (an invalid file, a failing
+// setup) leaves the live session untouched. inPlace, when prepare returns no store, derives the
+// new store from the old one after shutdown (for stores that cannot be re-opened: in memory or
+// not written yet). If building the new session fails, the old store is started again so the
+// runtime stays usable, and the error is returned.
+func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare func(old *Session) (*store.Session, error), inPlace func(old *Session) (*store.Session, error), with func(context.Context, ext.CommandContext) error) error {
 	old := rt.Session()
 	prevFile := old.store.SessionFile()
-	old.agent.Abort()
-	_ = old.agent.Wait(ctx)
-	old.Shutdown(ctx, reason, target)
-	st, err := next(old)
+	st, err := prepare(old)
 	if err != nil {
 		return err
 	}
+	old.agent.Abort()
+	_ = old.agent.Wait(ctx)
+	old.Shutdown(ctx, reason, target)
+	if st == nil {
+		if st, err = inPlace(old); err != nil {
+			rt.restart(ctx, old)
+			return err
+		}
+	}
 	s, err := rt.build(st, old.Model(), old.ThinkingLevel())
 	if err != nil {
+		rt.restart(ctx, old)
 		return err
 	}
 	rt.mu.Lock()
@@ -149,6 +162,39 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, next func
 	return nil
 }
 
+// restart rebuilds a runtime on the old session's store after a failed replacement.
+func (rt *Runtime) restart(ctx context.Context, old *Session) {
+	s, err := rt.build(old.store, old.Model(), old.ThinkingLevel())
+	if err != nil {
+		old.onErr(fmt.Errorf("session: could not restart the session after a failed replacement: %w", err))
+		return
+	}
+	rt.mu.Lock()
+	rt.cur = s
+	rt.mu.Unlock()
+	s.Start(ctx, "reload", "")
+}
+
+// freshStore returns a new empty store beside old's (same directory, or in memory).
+func freshStore(old *store.Session, parent string) (*store.Session, error) {
+	if !old.IsPersisted() {
+		return store.InMemory(old.Cwd()), nil
+	}
+	return store.Create(old.Cwd(), old.SessionDir(), store.CreateOptions{ParentSession: parent})
+}
+
+// reopen returns a second store object on old's file, or nil when the file is not on disk yet.
+func reopen(old *store.Session) (*store.Session, error) {
+	f := old.SessionFile()
+	if f == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(f); err != nil {
+		return nil, nil
+	}
+	return store.Open(f, old.SessionDir())
+}
+
 func (rt *Runtime) beforeSwitch(ctx context.Context, reason, target string) bool {
 	_, res, _ := ext.Emit[*ext.CancelResult](rt.Session().runner, ctx, ext.SessionBeforeSwitch{Reason: reason, TargetSessionFile: target})
 	return res != nil && res.Cancel
@@ -160,8 +206,8 @@ func (rt *Runtime) NewSession(ctx context.Context, o ext.NewSessionOptions) (boo
 		return true, nil
 	}
 	err := rt.replace(ctx, "new", "", func(old *Session) (*store.Session, error) {
-		st := old.store
-		if _, err := st.NewSession(store.CreateOptions{ParentSession: o.ParentSession}); err != nil {
+		st, err := freshStore(old.store, o.ParentSession)
+		if err != nil {
 			return nil, err
 		}
 		if o.Setup != nil {
@@ -170,7 +216,7 @@ func (rt *Runtime) NewSession(ctx context.Context, o ext.NewSessionOptions) (boo
 			}
 		}
 		return st, nil
-	}, o.WithSession)
+	}, nil, o.WithSession)
 	return false, err
 }
 
@@ -181,7 +227,7 @@ func (rt *Runtime) SwitchSession(ctx context.Context, path string, o ext.SwitchO
 	}
 	err := rt.replace(ctx, "resume", path, func(old *Session) (*store.Session, error) {
 		return store.Open(path, "")
-	}, o.WithSession)
+	}, nil, o.WithSession)
 	return false, err
 }
 
@@ -207,27 +253,35 @@ func (rt *Runtime) Fork(ctx context.Context, entryID string, o ext.ForkOptions) 
 	if res != nil && res.Cancel {
 		return true, nil
 	}
-	err := rt.replace(ctx, "fork", "", func(old *Session) (*store.Session, error) {
-		st := old.store
+	branch := func(st *store.Session) error {
 		prev := st.SessionFile()
 		switch {
 		case pos == "at":
 			_, err := st.CreateBranchedSession(entryID)
-			return st, err
+			return err
 		case entry.Parent() != "":
 			_, err := st.CreateBranchedSession(entry.Parent())
-			return st, err
+			return err
 		default:
 			_, err := st.NewSession(store.CreateOptions{ParentSession: prev})
-			return st, err
+			return err
 		}
+	}
+	err := rt.replace(ctx, "fork", "", func(old *Session) (*store.Session, error) {
+		st, err := reopen(old.store)
+		if st == nil || err != nil {
+			return nil, err
+		}
+		return st, branch(st)
+	}, func(old *Session) (*store.Session, error) {
+		return old.store, branch(old.store)
 	}, o.WithSession)
 	return false, err
 }
 
 // Reload re-runs the extensions on the same session (ctx.reload, /reload).
 func (rt *Runtime) Reload(ctx context.Context) error {
-	return rt.replace(ctx, "reload", "", func(old *Session) (*store.Session, error) { return old.store, nil }, nil)
+	return rt.replace(ctx, "reload", "", func(old *Session) (*store.Session, error) { return old.store, nil }, nil, nil)
 }
 
 // NavigateTree moves the leaf to targetID in place (ctx.navigateTree, /tree): session_before_tree

@@ -81,9 +81,10 @@ type Session struct {
 	disposed   atomic.Bool
 	// persistFailed is set when a message could not be saved.
 	persistFailed atomic.Bool
-	inflight      inflight  // turns started by extensions
-	ui            *promptUI // the mode's UI, reporting dialogs as ui_prompt_* events
-	rt            *Runtime  // nil for a session made with New directly
+	inflight      inflight   // turns started by extensions
+	ui            *promptUI  // the mode's UI, reporting dialogs as ui_prompt_* events
+	toolResultMu  sync.Mutex // serialises tool_result dispatches of parallel tool calls
+	rt            *Runtime   // nil for a session made with New directly
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records

@@ -44,6 +44,8 @@ func testExtensions() []Extension {
 			out = append(out, Extension{"flags", flagsExtension})
 		case "recorder2":
 			out = append(out, Extension{"recorder2", recorder("recorder2", false)})
+		case "rpcui": // rpc_test.go
+			out = append(out, Extension{"rpcui", rpcUIExtension})
 		}
 	}
 	return out

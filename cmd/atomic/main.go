@@ -1,5 +1,5 @@
 // Command atomic is the coding agent's binary: it parses the command line, resolves the model and
-// the session, and runs print or JSON mode (config-and-resources.md §16, rpc-and-json.md §7–§9).
+// the session, and runs print, JSON or RPC mode (config-and-resources.md §16, rpc-and-json.md).
 package main
 
 import (
@@ -62,7 +62,11 @@ func Main(args []string, exts ...Extension) int {
 
 func execute(opts *Options, args []string) int {
 	cmd := newRootCmd(opts, run)
-	args, opts.ExtensionFlags = splitExtensionFlags(cmd, expandAliases(args))
+	args = expandAliases(args)
+	if sub, _, err := cmd.Find(args); err != nil || sub == cmd {
+		// Only the root command takes extension flags; subcommands parse their own.
+		args, opts.ExtensionFlags = splitExtensionFlags(cmd, args)
+	}
 	cmd.SetArgs(args)
 	if err := cmd.Execute(); err != nil {
 		var ee exitError
@@ -141,6 +145,10 @@ func run(o *Options) error {
 	if n := st.SkippedLines(); n > 0 {
 		fmt.Fprintf(o.Stderr, "Warning: %s: skipped %d unreadable line(s)\n", st.SessionFile(), n)
 	}
+	// TypeScript/JavaScript extensions (extensions.go): the Node host starts in the background.
+	scripts := o.startScriptExtensions(agentDir, cwd)
+	defer scripts.close()
+	extFactories, extPaths := scripts.extensions(o.Extensions, o.ExtensionPaths)
 
 	var httpClient *http.Client
 	var mdl *llm.Model
@@ -176,8 +184,8 @@ func run(o *Options) error {
 		SystemPrompt:   o.systemPrompt(agentDir, cwd, active),
 		HTTPClient:     httpClient,
 		OnError:        func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
-		Extensions:     o.Extensions,
-		ExtensionPaths: o.ExtensionPaths,
+		Extensions:     extFactories,
+		ExtensionPaths: extPaths,
 		Mode:           modeName(o.Mode),
 		UI:             front.ui(),
 		Cwd:            cwd,
@@ -502,6 +510,8 @@ func regOrNil(reg *model.Registry, use bool) *model.Registry {
 var shortAliases = map[string]string{
 	"-nc": "--no-context-files",
 	"-nt": "--no-tools",
+	"-ne": "--no-extensions", // extensions.go
+	"-na": "--no-approve",    // extensions.go
 }
 
 // expandAliases rewrites multi-letter short flags before parsing; "--" ends option parsing.

@@ -46,6 +46,9 @@ type Options struct {
 	Extensions     []ext.Factory
 	ExtensionPaths []string
 
+	// Extension loading: -e/--extension, --no-extensions, --approve (extensions.go).
+	extensionFlagsOptions
+
 	// Messages are the positional prompts; Files the @path attachments, in order.
 	Messages []string
 	Files    []string
@@ -92,7 +95,7 @@ Examples:
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.BoolVarP(&opts.Print, "print", "p", false, "non-interactive: run the prompts, print the final answer and exit")
-	f.StringVar(&opts.Mode, "mode", "", "output mode: text (same as -p) or json (one event per line)")
+	f.StringVar(&opts.Mode, "mode", "", "output mode: text (same as -p), json (one event per line) or rpc (JSONL commands on stdin)")
 	f.BoolVarP(&opts.Continue, "continue", "c", false, "continue the most recent session of this directory")
 	f.StringVarP(&opts.Resume, "resume", "r", "", "resume a session by id, id prefix or file path")
 	f.StringVar(&opts.Session, "session", "", "use this session: a file path (created if it does not exist), or a session id or id prefix")
@@ -112,6 +115,7 @@ Examples:
 	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
 	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")
 	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")
+	addExtensionFlags(f, &opts.extensionFlagsOptions) // extensions.go
 	cmd.AddCommand(newEventsCmd(opts))
 	cmd.SetIn(opts.Stdin)
 	cmd.SetOut(opts.Stdout)

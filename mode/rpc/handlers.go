@@ -198,9 +198,10 @@ func handlePrompt(s *Server, ctx context.Context, rt *session.Runtime, c *comman
 	s.ack.Store(pp)
 	s.prompts.Add(1)
 	started := s.goTracked(func() {
-		defer s.checkShutdown()
-		defer s.prompts.Add(-1)
 		err := sess.PromptWith(ctx, p.Message, session.PromptOptions{Source: "rpc", Images: p.Images, StreamingBehavior: p.StreamingBehavior})
+		// Counted out before the answer, so the worker sees the session idle once answered.
+		s.prompts.Add(-1)
+		defer s.checkShutdown()
 		if s.ack.CompareAndSwap(pp, nil) {
 			pp.answer(s, err)
 		} else if err != nil && ctx.Err() == nil {

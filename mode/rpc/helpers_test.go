@@ -15,7 +15,6 @@ import (
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/internal/fakellm"
-	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/session"
 	"github.com/atomic-cli/atomic/store"
@@ -24,7 +23,12 @@ import (
 
 // capture collects the lines a Server writes, decoded. mu guards all fields.
 type capture struct {
-	mu     sync.Mutex
+	mu sync.Mutex
+	// lean counts responses by id in counts and keeps only the responses whose id has the
+	// prefix keep (soak tests measure the server's memory, not the capture's).
+	lean   bool
+	keep   string
+	counts map[string]int
 	buf    []byte
 	lines  []map[string]any
 	raw    []string
@@ -48,6 +52,19 @@ func (c *capture) Write(p []byte) (int, error) {
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			c.bad = append(c.bad, line)
 			continue
+		}
+		if c.lean {
+			if m["type"] != "response" {
+				continue
+			}
+			id := fmt.Sprint(m["id"])
+			if c.counts == nil {
+				c.counts = map[string]int{}
+			}
+			c.counts[id]++
+			if !strings.HasPrefix(id, c.keep) {
+				continue
+			}
 		}
 		c.lines = append(c.lines, m)
 		c.raw = append(c.raw, line)
@@ -88,6 +105,7 @@ type harness struct {
 type harnessOptions struct {
 	exts  []ext.Factory
 	tools []string
+	lean  string // capture.lean with this keep prefix; "" keeps every line
 }
 
 // newHarness starts a fake LLM playing script, a runtime in a temporary project whose agent dir
@@ -95,6 +113,7 @@ type harnessOptions struct {
 func newHarness(t *testing.T, script fakellm.Script, o harnessOptions) *harness {
 	t.Helper()
 	h := &harness{t: t, srv: fakellm.New(script), out: newCapture(), dir: t.TempDir(), code: make(chan int, 1)}
+	h.out.lean, h.out.keep = o.lean != "", o.lean
 	t.Cleanup(h.srv.Close)
 	agentDir := filepath.Join(h.dir, "agent")
 	if err := os.MkdirAll(agentDir, 0o755); err != nil {
@@ -283,5 +302,3 @@ func dig(v any, path ...any) any {
 	}
 	return v
 }
-
-var _ = llm.RoleUser

@@ -115,7 +115,6 @@ func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
 	s.rt, s.ctx = rt, runCtx
 	s.mu.Unlock()
 	unsub := rt.Subscribe(s.onEvent)
-	defer unsub()
 
 	s.loop(runCtx)
 
@@ -133,6 +132,7 @@ func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
 	cancel()
 	rt.Session().Abort()
 	s.wg.Wait()
+	unsub()
 	s.flushTimer.Stop()
 	if err := s.out.Flush(); err != nil {
 		s.logWriteError(err)

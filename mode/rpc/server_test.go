@@ -11,7 +11,6 @@ import (
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/internal/fakellm"
-	"github.com/atomic-cli/atomic/tool"
 )
 
 func TestHandlersCoverEverySpec(t *testing.T) {
@@ -500,6 +499,15 @@ func TestBash(t *testing.T) {
 		t.Fatalf("user_bash replacement %v", data)
 	}
 	msgs := dig(h.ok("m", map[string]any{"type": "get_messages"}), "messages").([]any)
+	saved := 0
+	for _, e := range h.rt.Session().Store().Entries() {
+		if e.Role() == "bashExecution" {
+			saved++
+		}
+	}
+	if saved != 3 {
+		t.Fatalf("%d bashExecution entries saved, want 3", saved)
+	}
 	if len(msgs) != 3 || dig(msgs, 0, "role") != "bashExecution" || dig(msgs, 0, "command") != "echo hi; printf '\\033[31mred\\033[0m\\r\\n' >&2; exit 2" || dig(msgs, 1, "excludeFromContext") != true || dig(msgs, 2, "output") != "faked thing" {
 		t.Fatalf("bash records %v", msgs)
 	}
@@ -695,4 +703,27 @@ func TestEveryFrameAnsweredOnce(t *testing.T) {
 	}
 }
 
-var _ = tool.AllNames
+// A failing extension handler is reported as an extension_error line (written by the mode).
+func TestExtensionErrorLine(t *testing.T) {
+	failing := func(api ext.API) error {
+		ext.On(api, func(c ext.Context, e *ext.TurnStart) (ext.None, error) { return nil, fmt.Errorf("boom") })
+		return nil
+	}
+	h := newHarness(t, script(textTurn("ok")), harnessOptions{exts: []ext.Factory{failing}})
+	h.ok("p", map[string]any{"type": "prompt", "message": "hi"})
+	_, e := h.event(0, "extension_error")
+	if e["extensionPath"] != "go:test-1" || e["event"] != "turn_start" || e["error"] != "boom" || len(e) != 4 {
+		t.Fatalf("extension_error %v", e)
+	}
+}
+
+// Images sent with a prompt join the user message after its text.
+func TestPromptImages(t *testing.T) {
+	h := newHarness(t, script(textTurn("A pixel.")), harnessOptions{})
+	h.ok("p", map[string]any{"type": "prompt", "message": "what is this?", "images": []any{map[string]any{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}}})
+	h.event(0, "agent_settled")
+	msgs := dig(h.ok("m", map[string]any{"type": "get_messages"}), "messages").([]any)
+	if dig(msgs, 0, "content", 0, "text") != "what is this?" || dig(msgs, 0, "content", 1, "type") != "image" || dig(msgs, 0, "content", 1, "mimeType") != "image/png" {
+		t.Fatalf("user message %v", dig(msgs, 0))
+	}
+}

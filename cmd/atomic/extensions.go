@@ -1,0 +1,99 @@
+package main
+
+// TypeScript and JavaScript extensions (seed 004, "Extension Locations"; config-and-resources.md
+// §5–6): discovery, the -e/--extension, --no-extensions and --approve flags, and the Node
+// extension host they run in.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/host"
+	"github.com/atomic-cli/atomic/exthost/node"
+	"github.com/atomic-cli/atomic/resource"
+)
+
+// extensionFlagsOptions are the extension-loading flags of Options.
+type extensionFlagsOptions struct {
+	// ExtensionSources are the -e/--extension sources, in order.
+	ExtensionSources []string
+	// NoExtensions (--no-extensions, -ne) disables discovery; -e sources still load.
+	NoExtensions bool
+	// Approve (--approve, -a) trusts the project for this run: its .atomic/extensions load.
+	// NoApprove (--no-approve, -na) ignores them even when trust.json trusts the project.
+	Approve, NoApprove bool
+}
+
+// addExtensionFlags registers the extension-loading flags.
+func addExtensionFlags(f *pflag.FlagSet, o *extensionFlagsOptions) {
+	f.StringArrayVarP(&o.ExtensionSources, "extension", "e", nil, "load an extension (a .ts/.js file or a directory; repeatable)")
+	f.BoolVar(&o.NoExtensions, "no-extensions", false, "do not discover extensions (also -ne); -e still loads")
+	f.BoolVarP(&o.Approve, "approve", "a", false, "trust this project for this run: load its .atomic/extensions")
+	f.BoolVar(&o.NoApprove, "no-approve", false, "do not load project-local extensions, even if trusted (also -na)")
+}
+
+// scriptExtensions are the discovered TypeScript/JavaScript extensions and their host.
+type scriptExtensions struct {
+	sup   *host.Supervisor
+	paths []string
+}
+
+// startScriptExtensions discovers the extensions for cwd and, when there are any, starts the
+// Node host in the background. Problems that do not stop the run are printed as warnings.
+func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions {
+	trusted := o.Approve
+	if !o.Approve && !o.NoApprove {
+		t, _, err := resource.ProjectTrust(agentDir, cwd)
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "Warning: %v\n", err)
+		}
+		trusted = t
+	}
+	d := resource.DiscoverExtensions(resource.DiscoverOptions{
+		Cwd: cwd, AgentDir: agentDir, CLI: o.ExtensionSources, NoDiscovery: o.NoExtensions, ProjectTrusted: trusted,
+	})
+	for _, w := range d.Warnings {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+	}
+	if len(d.Untrusted) > 0 && !o.NoApprove {
+		fmt.Fprintf(o.Stderr, "Warning: skipping %d project extension(s) (%s): the project is not trusted; pass --approve (-a) or trust it in %s/trust.json\n",
+			len(d.Untrusted), strings.Join(d.Untrusted, ", "), agentDir)
+	}
+	se := &scriptExtensions{}
+	for _, e := range d.Extensions {
+		se.paths = append(se.paths, e.Path)
+	}
+	if len(se.paths) == 0 {
+		return se
+	}
+	se.sup = node.New(se.paths, host.Options{
+		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir,
+		Logf: func(format string, args ...any) { fmt.Fprintf(o.Stderr, "Warning: "+format+"\n", args...) },
+	}, node.Options{Getenv: o.Getenv})
+	se.sup.Start()
+	return se
+}
+
+// extensions appends the script extensions' factories to the Go ones.
+func (se *scriptExtensions) extensions(factories []ext.Factory, paths []string) ([]ext.Factory, []string) {
+	if se == nil || se.sup == nil {
+		return factories, paths
+	}
+	// Go extensions may have fewer names than factories; pad so the script paths line up.
+	paths = append([]string(nil), paths...)
+	for len(paths) < len(factories) {
+		paths = append(paths, "")
+	}
+	factories = append(append([]ext.Factory(nil), factories...), se.sup.Factories()...)
+	return factories, append(paths, se.paths...)
+}
+
+// close shuts the host down.
+func (se *scriptExtensions) close() {
+	if se != nil && se.sup != nil {
+		_ = se.sup.Close()
+	}
+}

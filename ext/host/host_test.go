@@ -1,0 +1,258 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/protocol"
+)
+
+// The tests run the supervisor against a host written in Go: this test binary, re-executed with
+// ATOMIC_FAKE_HOST=1, speaks the protocol the way a Python or Rust host would. An "extension" is
+// a text file of directives:
+//
+//	on <event>      subscribe a handler; for tool_call it blocks every command with the reason
+//	                "fake says no: <command>", except the commands "crash" (the host exits
+//	                with code 3) and "hang" (the host stops its heartbeat and sleeps)
+//	fail            the factory fails
+func TestMain(m *testing.M) {
+	if os.Getenv("ATOMIC_FAKE_HOST") == "1" {
+		fakeHost()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func fakeHost() {
+	r := protocol.NewReader(os.Stdin)
+	w := protocol.NewWriter(os.Stdout)
+	var beating atomic.Bool
+	beating.Store(true)
+	go func() {
+		for {
+			time.Sleep(20 * time.Millisecond)
+			if beating.Load() {
+				_ = w.Notify(protocol.MethodHeartbeat, nil)
+			}
+		}
+	}()
+	for {
+		m, err := r.Read()
+		if err != nil {
+			os.Exit(0)
+		}
+		switch m.Method {
+		case protocol.MethodInitialize:
+			_ = w.Reply(m.ID, protocol.InitializeResult{ProtocolVersion: protocol.Version, Name: "fake"}, nil)
+		case protocol.MethodLoad:
+			var p protocol.LoadParams
+			_ = json.Unmarshal(m.Params, &p)
+			b, _ := os.ReadFile(p.Path)
+			n := 0
+			var loadErr error
+			for _, line := range strings.Split(string(b), "\n") {
+				f := strings.Fields(line)
+				switch {
+				case len(f) == 2 && f[0] == "on":
+					_ = w.Notify(protocol.MethodOn, protocol.OnParams{ExtRef: protocol.ExtRef{Ext: p.Ext, Gen: p.Generation}, Handler: n, Event: f[1]})
+					n++
+				case len(f) == 1 && f[0] == "fail":
+					loadErr = &protocol.Error{Code: protocol.CodeHandlerFailed, Message: "fake factory failed"}
+				}
+			}
+			_ = w.Reply(m.ID, protocol.LoadResult{Handlers: n}, loadErr)
+		case protocol.MethodEvent:
+			var p protocol.EventParams
+			_ = json.Unmarshal(m.Params, &p)
+			var payload struct {
+				Input struct {
+					Command string `json:"command"`
+				} `json:"input"`
+			}
+			_ = json.Unmarshal(p.Payload, &payload)
+			switch payload.Input.Command {
+			case "crash":
+				os.Exit(3)
+			case "hang":
+				beating.Store(false)
+				time.Sleep(time.Minute)
+			}
+			res, _ := json.Marshal(map[string]any{"block": true, "reason": "fake says no: " + payload.Input.Command})
+			_ = w.Reply(m.ID, protocol.EventResult{Result: res}, nil)
+		case protocol.MethodShutdown:
+			_ = w.Reply(m.ID, nil, nil)
+			os.Exit(0)
+		default:
+			if m.IsRequest() {
+				_ = w.Reply(m.ID, nil, protocol.Errorf(protocol.CodeMethodNotFound, "no %s", m.Method))
+			}
+		}
+	}
+}
+
+type logBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuf) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(&l.b, format+"\n", args...)
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// fake returns a supervisor of the fake host for extension files with the given directives.
+func fake(t *testing.T, exts ...string) (*Supervisor, *logBuf) {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i, src := range exts {
+		p := filepath.Join(dir, fmt.Sprintf("ext%d.fake", i))
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	log := &logBuf{}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Options{
+		Name:      "fake",
+		Command:   func() ([]string, error) { return []string{exe}, nil },
+		Env:       append(os.Environ(), "ATOMIC_FAKE_HOST=1"),
+		Logf:      log.logf,
+		WarnAfter: 100 * time.Millisecond, DeadAfter: 400 * time.Millisecond,
+	}, paths)
+	t.Cleanup(func() { _ = s.Close() })
+	return s, log
+}
+
+func load(t *testing.T, s *Supervisor) (*ext.Runner, *[]*ext.Error) {
+	t.Helper()
+	r := ext.NewRunner(nil)
+	var mu sync.Mutex
+	errs := &[]*ext.Error{}
+	r.OnError(func(e *ext.Error) {
+		mu.Lock()
+		*errs = append(*errs, e)
+		mu.Unlock()
+	})
+	r.Load(nil, s.Paths(), s.Factories())
+	return r, errs
+}
+
+func toolCall(r *ext.Runner, command string) (*ext.ToolCallResult, error) {
+	_, res, err := ext.Emit[*ext.ToolCallResult](r, context.Background(), ext.ToolCall{ToolCallID: "c", ToolName: "bash", Input: map[string]any{"command": command}})
+	return res, err
+}
+
+func TestEventRoundTrip(t *testing.T) {
+	s, _ := fake(t, "on tool_call\n")
+	r, errs := load(t, s)
+	if len(*errs) > 0 {
+		t.Fatal((*errs)[0])
+	}
+	res, err := toolCall(r, "ls")
+	if err != nil || res == nil || !res.Block || res.Reason != "fake says no: ls" {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if r.Has(ext.IDTurnStart) {
+		t.Fatal("an unsubscribed event has a handler")
+	}
+}
+
+func TestLoadFailureIsReportedAndOthersLoad(t *testing.T) {
+	s, _ := fake(t, "on tool_call\nfail\n", "on tool_call\n")
+	r, errs := load(t, s)
+	if len(*errs) != 1 || (*errs)[0].Event != "load" || !strings.Contains((*errs)[0].Message, "ext0.fake failed to load: fake factory failed") {
+		t.Fatalf("errors %v", *errs)
+	}
+	// The failed extension's handler was removed; the second one answers.
+	if res, err := toolCall(r, "ls"); err != nil || res == nil || !res.Block {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+}
+
+func TestCrashFailsClosedAndRestarts(t *testing.T) {
+	s, log := fake(t, "on tool_call\n")
+	r, _ := load(t, s)
+	_, err := toolCall(r, "crash")
+	if !errors.Is(err, ext.ErrBlocked) || !strings.Contains(err.Error(), "exited with code 3 during the tool_call handler of") {
+		t.Fatalf("err %v", err)
+	}
+	// The host is restarted and the extension loaded again: the next call is answered.
+	res, err := toolCall(r, "ls")
+	if err != nil || res == nil || res.Reason != "fake says no: ls" {
+		t.Fatalf("after the restart: res %+v, err %v", res, err)
+	}
+	if s.Restarts() != 1 || !strings.Contains(log.String(), "restarting it") {
+		t.Fatalf("restarts %d, log %q", s.Restarts(), log)
+	}
+}
+
+func TestHangIsNamedThenUnresponsive(t *testing.T) {
+	s, log := fake(t, "on tool_call\n")
+	r, _ := load(t, s)
+	start := time.Now()
+	_, err := toolCall(r, "hang")
+	took := time.Since(start)
+	if !errors.Is(err, ext.ErrBlocked) || !strings.Contains(err.Error(), "unresponsive for 400ms (no heartbeat) while running the tool_call handler of") {
+		t.Fatalf("err %v", err)
+	}
+	if took < 400*time.Millisecond || took > 3*time.Second {
+		t.Fatalf("the call failed after %v; want about 400ms", took)
+	}
+	if !strings.Contains(log.String(), "the tool_call handler of") || !strings.Contains(log.String(), "has blocked the host for") {
+		t.Fatalf("the stuck callback was not named: %q", log)
+	}
+	if res, err := toolCall(r, "ls"); err != nil || res == nil {
+		t.Fatalf("after the restart: res %+v, err %v", res, err)
+	}
+}
+
+func TestCrashLoopDisablesTheHost(t *testing.T) {
+	s, log := fake(t, "on tool_call\n")
+	s.opts.MaxRestarts = 2
+	r, _ := load(t, s)
+	for i := 0; i < 3; i++ {
+		_, _ = toolCall(r, "crash")
+	}
+	_, err := toolCall(r, "ls")
+	if err == nil || !strings.Contains(err.Error(), "disabled for this run") {
+		t.Fatalf("err %v; log %q", err, log)
+	}
+}
+
+func TestNewGenerationReloads(t *testing.T) {
+	s, _ := fake(t, "on tool_call\n")
+	load(t, s)
+	r2, _ := load(t, s) // a reload: the factories run again on a new runner
+	if res, err := toolCall(r2, "ls"); err != nil || res == nil {
+		t.Fatalf("new generation: res %+v, err %v", res, err)
+	}
+	s.mu.Lock()
+	n := s.gen.n
+	s.mu.Unlock()
+	if n != 2 {
+		t.Fatalf("generation %d, want 2", n)
+	}
+}

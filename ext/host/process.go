@@ -1,0 +1,470 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/atomic-cli/atomic/ext/protocol"
+)
+
+// ErrUnavailable is wrapped by the errors of calls that failed because the host crashed, hung,
+// was restarted or could not be started.
+var ErrUnavailable = errors.New("extension host unavailable")
+
+// process is one incarnation of the child. mu guards pending, failure and closed.
+type process struct {
+	sup         *Supervisor
+	incarnation int
+	cmd         *exec.Cmd
+	out         *protocol.Writer // the child's stdin
+	syncOut     *protocol.Writer // the child's fd 4
+	closers     []io.Closer
+
+	nextID   atomic.Int64
+	mu       sync.Mutex
+	pending  map[int64]*call
+	failure  error // why the process is gone; set once
+	closed   bool  // Close was asked for: an exit is not a crash
+	done     chan struct{}
+	waitDone chan struct{}
+
+	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat (or sync-channel activity)
+	read     readCounter  // main-channel messages processed, for the sync channel's `after`
+	started  time.Time
+}
+
+// call is one core -> host request in flight.
+type call struct {
+	id      int64
+	what    string // the callback, for diagnostics: "tool_call handler of /x/ext.ts"
+	started time.Time
+	resp    chan *protocol.Message
+
+	upMu     sync.Mutex
+	updates  []json.RawMessage
+	upSignal chan struct{}
+}
+
+func (c *call) pushUpdate(raw json.RawMessage) {
+	c.upMu.Lock()
+	c.updates = append(c.updates, raw)
+	c.upMu.Unlock()
+	select {
+	case c.upSignal <- struct{}{}:
+	default:
+	}
+}
+
+func (c *call) takeUpdates() []json.RawMessage {
+	c.upMu.Lock()
+	defer c.upMu.Unlock()
+	u := c.updates
+	c.updates = nil
+	return u
+}
+
+// readCounter counts processed main-channel messages; waitFor blocks until n were processed or
+// the process is gone.
+type readCounter struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	n    int64
+	dead bool
+}
+
+func (r *readCounter) init() { r.cond = sync.NewCond(&r.mu) }
+
+func (r *readCounter) inc() {
+	r.mu.Lock()
+	r.n++
+	r.mu.Unlock()
+	r.cond.Broadcast()
+}
+
+func (r *readCounter) kill() {
+	r.mu.Lock()
+	r.dead = true
+	r.mu.Unlock()
+	r.cond.Broadcast()
+}
+
+func (r *readCounter) waitFor(n int64) {
+	r.mu.Lock()
+	for r.n < n && !r.dead {
+		r.cond.Wait()
+	}
+	r.mu.Unlock()
+}
+
+// spawn starts the child with the protocol on stdin/stdout and the sync channel on fds 3 and 4.
+func (s *Supervisor) spawn(incarnation int) (*process, error) {
+	if s.opts.Command == nil {
+		return nil, fmt.Errorf("%w: no command to start the %s host", ErrUnavailable, s.name())
+	}
+	argv, err := s.opts.Command()
+	if err != nil {
+		return nil, err
+	}
+	if len(argv) == 0 {
+		return nil, fmt.Errorf("%w: no command to start the %s host", ErrUnavailable, s.name())
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.opts.Dir
+	cmd.Env = s.opts.Env
+	cmd.Stderr = s.opts.Stderr
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	// fd 3: the child's sync requests; fd 4: our replies.
+	reqR, reqW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		reqR.Close()
+		reqW.Close()
+		return nil, err
+	}
+	cmd.ExtraFiles = []*os.File{reqW, repR}
+	setProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{reqR, reqW, repR, repW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("%w: starting the %s host (%s): %v", ErrUnavailable, s.name(), argv[0], err)
+	}
+	reqW.Close()
+	repR.Close()
+	p := &process{
+		sup: s, incarnation: incarnation, cmd: cmd,
+		out: protocol.NewWriter(stdin), syncOut: protocol.NewWriter(repW),
+		closers: []io.Closer{stdin, reqR, repW},
+		pending: map[int64]*call{}, done: make(chan struct{}), waitDone: make(chan struct{}),
+		started: time.Now(),
+	}
+	p.read.init()
+	p.lastBeat.Store(time.Now().UnixNano())
+	go p.readMain(stdout)
+	go p.serveSync(reqR)
+	go func() {
+		err := cmd.Wait()
+		if err == nil {
+			err = errors.New("exited")
+		}
+		p.fail(fmt.Errorf("the %s extension host %v", s.name(), describeExit(err)))
+		close(p.waitDone)
+	}()
+	return p, nil
+}
+
+func describeExit(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if st := ee.ProcessState; st != nil && st.Exited() {
+			return fmt.Sprintf("exited with code %d", st.ExitCode())
+		}
+		return "was killed (" + strings.TrimPrefix(ee.Error(), "signal: ") + ")"
+	}
+	return err.Error()
+}
+
+// fail marks the process gone with reason (the first reason wins), fails every pending call and
+// kills the child.
+func (p *process) fail(reason error) {
+	p.mu.Lock()
+	if p.failure != nil {
+		p.mu.Unlock()
+		return
+	}
+	p.failure = reason
+	pending := p.pending
+	p.pending = map[int64]*call{}
+	closed := p.closed
+	p.mu.Unlock()
+	close(p.done)
+	p.read.kill()
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+	for _, c := range p.closers {
+		_ = c.Close()
+	}
+	_ = pending // the callers see p.done and read the failure
+	if !closed {
+		p.sup.crashed(p, reason)
+	}
+}
+
+// err is the failure as the error of a call that was running `what`.
+func (p *process) err(what string) error {
+	p.mu.Lock()
+	reason := p.failure
+	p.mu.Unlock()
+	if reason == nil {
+		reason = errors.New("stopped")
+	}
+	if what == "" || strings.Contains(reason.Error(), what) {
+		return fmt.Errorf("%w: %v", ErrUnavailable, reason)
+	}
+	return fmt.Errorf("%w: %v during %s", ErrUnavailable, reason, what)
+}
+
+// alive reports whether the process has not failed.
+func (p *process) alive() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// cancelGrace is how long a cancelled call waits for the host's answer before it gives up.
+const cancelGrace = time.Second
+
+// call sends a request and waits for its result. Partial results of tool.execute go to
+// onUpdate, on the calling goroutine. When ctx ends the host is sent $/cancelRequest and has
+// cancelGrace to answer. A host failure fails the call with an error wrapping ErrUnavailable.
+func (p *process) call(ctx context.Context, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
+	id := p.nextID.Add(1)
+	c := &call{id: id, what: what, started: time.Now(), resp: make(chan *protocol.Message, 1), upSignal: make(chan struct{}, 1)}
+	p.mu.Lock()
+	if p.failure != nil {
+		p.mu.Unlock()
+		return nil, p.err(what)
+	}
+	p.pending[id] = c
+	p.mu.Unlock()
+	if err := p.out.Request(id, method, params); err != nil {
+		p.forget(id)
+		if !p.alive() {
+			return nil, p.err(what)
+		}
+		return nil, fmt.Errorf("extension host: sending %s: %w", method, err)
+	}
+	var cancelled <-chan time.Time
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case m := <-c.resp:
+			if onUpdate != nil {
+				for _, u := range c.takeUpdates() {
+					onUpdate(u)
+				}
+			}
+			if m.Error != nil {
+				return nil, m.Error
+			}
+			return m.Result, nil
+		case <-c.upSignal:
+			if onUpdate != nil {
+				for _, u := range c.takeUpdates() {
+					onUpdate(u)
+				}
+			}
+		case <-p.done:
+			return nil, p.err(what)
+		case <-ctxDone:
+			ctxDone = nil
+			_ = p.out.Notify(protocol.MethodCancelRequest, protocol.CancelParams{ID: json.RawMessage(fmt.Sprint(id))})
+			t := time.NewTimer(cancelGrace)
+			defer t.Stop()
+			cancelled = t.C
+		case <-cancelled:
+			p.forget(id)
+			return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+		}
+	}
+}
+
+func (p *process) forget(id int64) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
+}
+
+// oldest returns the longest-running pending call, nil when none.
+func (p *process) oldest() *call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var o *call
+	for _, c := range p.pending {
+		if o == nil || c.started.Before(o.started) {
+			o = c
+		}
+	}
+	return o
+}
+
+// readMain reads the main channel until EOF: responses go to their calls, registrations are
+// applied in order, requests run on their own goroutines.
+func (p *process) readMain(r io.Reader) {
+	rd := protocol.NewReader(r)
+	for {
+		m, err := rd.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) || !p.alive() || errors.Is(err, os.ErrClosed) {
+				break
+			}
+			p.sup.logf("extension host (%s): %v", p.sup.name(), err)
+			p.read.inc()
+			continue
+		}
+		p.handle(m)
+		p.read.inc()
+	}
+	// EOF before the exit status: wait for it, so the failure names the exit code.
+	select {
+	case <-p.waitDone:
+	case <-time.After(2 * time.Second):
+		p.fail(fmt.Errorf("the %s extension host closed its output", p.sup.name()))
+	}
+}
+
+func (p *process) handle(m *protocol.Message) {
+	switch {
+	case m.IsResponse():
+		id, ok := m.IntID()
+		if !ok {
+			return
+		}
+		p.mu.Lock()
+		c := p.pending[id]
+		delete(p.pending, id)
+		p.mu.Unlock()
+		if c != nil {
+			c.resp <- m
+		}
+	case m.Method == protocol.MethodHeartbeat:
+		p.lastBeat.Store(time.Now().UnixNano())
+	case m.Method == protocol.MethodToolUpdate:
+		var u protocol.ToolUpdateParams
+		if json.Unmarshal(m.Params, &u) != nil {
+			return
+		}
+		id, err := jsonInt(u.ID)
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		c := p.pending[id]
+		p.mu.Unlock()
+		if c != nil {
+			raw, _ := json.Marshal(u.PartialResult)
+			c.pushUpdate(raw)
+		}
+	case m.IsNotification():
+		p.sup.notification(p, m)
+	case m.IsRequest():
+		go func() {
+			res, err := p.sup.request(p, m.Method, m.Params)
+			_ = p.out.Reply(m.ID, res, err)
+		}()
+	}
+}
+
+func jsonInt(raw json.RawMessage) (int64, error) {
+	var n int64
+	err := json.Unmarshal(raw, &n)
+	return n, err
+}
+
+// serveSync answers the sync channel: each request is answered after the main-channel messages
+// written before it were processed, on this goroutine, in order.
+func (p *process) serveSync(r io.Reader) {
+	rd := protocol.NewReader(r)
+	for {
+		m, err := rd.Read()
+		if err != nil {
+			if errors.Is(err, io.EOF) || !p.alive() || errors.Is(err, os.ErrClosed) {
+				return
+			}
+			continue
+		}
+		p.read.waitFor(m.After)
+		p.lastBeat.Store(time.Now().UnixNano())
+		res, herr := p.sup.request(p, m.Method, m.Params)
+		p.lastBeat.Store(time.Now().UnixNano())
+		if len(m.ID) > 0 {
+			if err := p.syncOut.Reply(m.ID, res, herr); err != nil && p.alive() {
+				p.sup.logf("extension host (%s): answering %s: %v", p.sup.name(), m.Method, err)
+			}
+		}
+	}
+}
+
+// monitor watches the heartbeat: after warn it names the callback in progress, after dead it
+// fails the process (and so restarts it).
+func (p *process) monitor(warn, dead time.Duration) {
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	lastTick := time.Now()
+	warned := false
+	for {
+		select {
+		case <-p.done:
+			return
+		case now := <-t.C:
+			// A long pause of our own (the machine slept, the process was stopped) is not the
+			// child's fault.
+			if now.Sub(lastTick) > dead/2 {
+				p.lastBeat.Store(now.UnixNano())
+			}
+			lastTick = now
+			gap := now.Sub(time.Unix(0, p.lastBeat.Load()))
+			if gap < warn {
+				warned = false
+				continue
+			}
+			what := "no callback (idle)"
+			if c := p.oldest(); c != nil {
+				what = c.what
+			}
+			if gap >= dead {
+				p.fail(fmt.Errorf("the %s extension host was unresponsive for %v (no heartbeat) while running %s", p.sup.name(), dead, what))
+				return
+			}
+			if !warned {
+				warned = true
+				p.sup.logf("extension host (%s): %s has blocked the host for %v", p.sup.name(), what, gap.Round(time.Millisecond))
+			}
+		}
+	}
+}
+
+// stop asks the child to shut down, then kills it after grace.
+func (p *process) stop(grace time.Duration) {
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	if !p.alive() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	_, _ = p.call(ctx, protocol.MethodShutdown, nil, "shutdown", nil)
+	select {
+	case <-p.waitDone:
+	case <-ctx.Done():
+	}
+	p.fail(errors.New("stopped"))
+	<-p.waitDone
+}

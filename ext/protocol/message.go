@@ -1,0 +1,224 @@
+package protocol
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+)
+
+// Version is the protocol version the core speaks; initialize exchanges it.
+const Version = 1
+
+// Error codes (docs/extension-protocol.md, "Errors"): the JSON-RPC 2.0 ones, then atomic's.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternal       = -32603
+	// CodeHandlerFailed: the extension's handler, tool or command threw.
+	CodeHandlerFailed = -32000
+	// CodeStaleContext: a context id of a session that was replaced or reloaded.
+	CodeStaleContext = -32001
+	// CodeHostUnavailable: the host crashed, hung or is restarting.
+	CodeHostUnavailable = -32002
+	// CodeRequestCancelled: the request was cancelled with $/cancelRequest.
+	CodeRequestCancelled = -32800
+)
+
+// Message is one JSON-RPC 2.0 message: a request (ID and Method), a notification (Method only)
+// or a response (ID and Result or Error). After is the sync channel's ordering member (see
+// SyncRequest).
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+	// After, on a sync-channel request, is the number of main-channel messages the host had
+	// written before it; the core answers only after it has processed that many.
+	After int64 `json:"after,omitempty"`
+}
+
+// IsRequest, IsNotification and IsResponse classify a message.
+func (m *Message) IsRequest() bool      { return m.Method != "" && len(m.ID) > 0 }
+func (m *Message) IsNotification() bool { return m.Method != "" && len(m.ID) == 0 }
+func (m *Message) IsResponse() bool     { return m.Method == "" && len(m.ID) > 0 }
+
+// IntID returns the message id as an integer; ok is false for a string or missing id.
+func (m *Message) IntID() (id int64, ok bool) {
+	n, err := strconv.ParseInt(string(m.ID), 10, 64)
+	return n, err == nil
+}
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with code and a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Reader reads messages, one per line (LF; one trailing CR is stripped), with no size limit.
+// Blank lines are skipped.
+type Reader struct {
+	r *bufio.Reader
+}
+
+// NewReader returns a Reader of r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: bufio.NewReaderSize(r, 64*1024)} }
+
+// ReadLine returns the next non-blank line without its terminator; io.EOF at the end. The slice
+// is valid until the next call.
+func (r *Reader) ReadLine() ([]byte, error) {
+	for {
+		line, err := r.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A long line: collect it whole.
+			buf := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = r.r.ReadSlice('\n')
+				buf = append(buf, line...)
+			}
+			line = buf
+		}
+		if len(line) == 0 && err != nil {
+			return nil, err
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(bytes.TrimSpace(line)) == 0 {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return line, nil
+	}
+}
+
+// Read returns the next message; a line that is not a JSON object is returned as an error
+// wrapping the parse failure (the stream stays usable).
+func (r *Reader) Read() (*Message, error) {
+	line, err := r.ReadLine()
+	if err != nil {
+		return nil, err
+	}
+	m := new(Message)
+	if err := json.Unmarshal(line, m); err != nil {
+		return nil, fmt.Errorf("protocol: bad message %.200q: %w", line, err)
+	}
+	return m, nil
+}
+
+// Writer writes messages, one per line. Safe for concurrent use.
+type Writer struct {
+	mu  sync.Mutex // guards w, buf and n
+	w   io.Writer
+	buf []byte
+	n   int64
+}
+
+// Count returns the number of messages written.
+func (w *Writer) Count() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+// NewWriter returns a Writer to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Request writes a request with an integer id.
+func (w *Writer) Request(id int64, method string, params any) error {
+	return w.write(func(b []byte) ([]byte, error) {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = strconv.AppendInt(b, id, 10)
+		b = append(b, `,"method":`...)
+		b = strconv.AppendQuote(b, method)
+		return appendMember(b, "params", params)
+	})
+}
+
+// Notify writes a notification.
+func (w *Writer) Notify(method string, params any) error {
+	return w.write(func(b []byte) ([]byte, error) {
+		b = append(b, `{"jsonrpc":"2.0","method":`...)
+		b = strconv.AppendQuote(b, method)
+		return appendMember(b, "params", params)
+	})
+}
+
+// Reply writes the response to the request with id (raw, as received): result, or err when it
+// is not nil. An error that is not an *Error is sent with CodeInternal.
+func (w *Writer) Reply(id json.RawMessage, result any, err error) error {
+	return w.write(func(b []byte) ([]byte, error) {
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		if len(id) == 0 {
+			id = json.RawMessage("null")
+		}
+		b = append(b, id...)
+		if err != nil {
+			pe, ok := err.(*Error)
+			if !ok {
+				pe = &Error{Code: CodeInternal, Message: err.Error()}
+			}
+			return appendMember(b, "error", pe)
+		}
+		if result == nil {
+			return append(b, `,"result":null}`...), nil
+		}
+		return appendMember(b, "result", result)
+	})
+}
+
+func appendMember(b []byte, name string, v any) ([]byte, error) {
+	if v == nil {
+		return append(b, '}'), nil
+	}
+	var raw []byte
+	switch v := v.(type) {
+	case json.RawMessage:
+		raw = v
+	default:
+		var err error
+		if raw, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	b = append(b, raw...)
+	return append(b, '}'), nil
+}
+
+func (w *Writer) write(build func([]byte) ([]byte, error)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	b, err := build(w.buf[:0])
+	if err != nil {
+		return fmt.Errorf("protocol: encode: %w", err)
+	}
+	b = append(b, '\n')
+	w.buf = b[:0]
+	if cap(w.buf) > 1<<20 {
+		w.buf = nil
+	}
+	_, err = w.w.Write(b)
+	if err == nil {
+		w.n++
+	}
+	return err
+}

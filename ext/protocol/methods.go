@@ -1,0 +1,448 @@
+package protocol
+
+import "encoding/json"
+
+// Methods the core sends to a host (requests unless noted).
+const (
+	MethodInitialize      = "initialize"
+	MethodLoad            = "load"
+	MethodEvent           = "event"
+	MethodToolExecute     = "tool.execute"
+	MethodToolPrepare     = "tool.prepareArguments"
+	MethodCommandRun      = "command.run"
+	MethodCommandComplete = "command.complete"
+	MethodShortcutRun     = "shortcut.run"
+	MethodCallback        = "callback"
+	MethodShutdown        = "shutdown"
+	// MethodCancelRequest (notification, both directions) cancels a request: the host aborts the
+	// AbortSignal it gave the handler, tool or command.
+	MethodCancelRequest = "$/cancelRequest"
+	// MethodEventsDeliver (notification) delivers a pi.events message emitted outside the host.
+	MethodEventsDeliver = "events.deliver"
+)
+
+// Methods a host sends to the core.
+const (
+	// Notifications.
+	MethodHeartbeat               = "$/heartbeat"
+	MethodOn                      = "on"
+	MethodRegisterMessageRenderer = "registerMessageRenderer"
+	MethodRegisterEntryRenderer   = "registerEntryRenderer"
+	MethodToolUpdate              = "tool.update"
+	MethodEventsSubscribe         = "events.subscribe"
+	MethodEventsEmit              = "events.emit"
+	MethodUINotify                = "ui.notify"
+	MethodUISetStatus             = "ui.setStatus"
+	MethodUISetWidget             = "ui.setWidget"
+	MethodUISetTitle              = "ui.setTitle"
+	MethodUISetEditorText         = "ui.setEditorText"
+
+	// Requests (the Node host sends the synchronous ones on the sync channel).
+	MethodRegisterTool       = "registerTool"
+	MethodRegisterCommand    = "registerCommand"
+	MethodRegisterShortcut   = "registerShortcut"
+	MethodRegisterFlag       = "registerFlag"
+	MethodGetFlag            = "getFlag"
+	MethodRegisterProvider   = "registerProvider"
+	MethodUnregisterProvider = "unregisterProvider"
+	MethodSendMessage        = "sendMessage"
+	MethodSendUserMessage    = "sendUserMessage"
+	MethodAppendEntry        = "appendEntry"
+	MethodSetSessionName     = "setSessionName"
+	MethodGetSessionName     = "getSessionName"
+	MethodSetLabel           = "setLabel"
+	MethodGetCommands        = "getCommands"
+	MethodGetActiveTools     = "getActiveTools"
+	MethodGetAllTools        = "getAllTools"
+	MethodSetActiveTools     = "setActiveTools"
+	MethodSetModel           = "setModel"
+	MethodGetThinkingLevel   = "getThinkingLevel"
+	MethodSetThinkingLevel   = "setThinkingLevel"
+
+	MethodCtxInfo               = "ctx.info"
+	MethodCtxModel              = "ctx.model"
+	MethodCtxIsIdle             = "ctx.isIdle"
+	MethodCtxAbort              = "ctx.abort"
+	MethodCtxHasPendingMessages = "ctx.hasPendingMessages"
+	MethodCtxShutdown           = "ctx.shutdown"
+	MethodCtxGetContextUsage    = "ctx.getContextUsage"
+	MethodCtxGetSystemPrompt    = "ctx.getSystemPrompt"
+	MethodCtxIsProjectTrusted   = "ctx.isProjectTrusted"
+	MethodCtxCompact            = "ctx.compact"
+	MethodCtxSessionManager     = "ctx.sessionManager"
+	MethodCtxModelRegistry      = "ctx.modelRegistry"
+	MethodCtxGetAPIKey          = "ctx.modelRegistry.getApiKey"
+	MethodCtxWaitForIdle        = "ctx.waitForIdle"
+	MethodCtxNewSession         = "ctx.newSession"
+	MethodCtxFork               = "ctx.fork"
+	MethodCtxNavigateTree       = "ctx.navigateTree"
+	MethodCtxSwitchSession      = "ctx.switchSession"
+	MethodCtxReload             = "ctx.reload"
+	MethodUISelect              = "ui.select"
+	MethodUIConfirm             = "ui.confirm"
+	MethodUIInput               = "ui.input"
+	MethodUIEditor              = "ui.editor"
+	MethodUIGetEditorText       = "ui.getEditorText"
+)
+
+// SyncChannel names the file descriptors of the sync channel in the host process.
+type SyncChannel struct {
+	// Request is the fd the host writes sync requests to (3).
+	Request int `json:"request"`
+	// Response is the fd the host reads the core's replies from (4).
+	Response int `json:"response"`
+}
+
+// CoreCapabilities are what the core offers in initialize.
+type CoreCapabilities struct {
+	SyncChannel *SyncChannel `json:"syncChannel,omitempty"`
+}
+
+// InitializeParams open a session with a host.
+type InitializeParams struct {
+	ProtocolVersion int    `json:"protocolVersion"`
+	Name            string `json:"name"`    // "atomic"
+	Version         string `json:"version"` // the core's version
+	// AppName and ConfigDirName are what CONFIG_DIR_NAME and friends report ("atomic", ".atomic").
+	AppName       string `json:"appName"`
+	ConfigDirName string `json:"configDirName"`
+	AgentDir      string `json:"agentDir"`
+	// Events are every event name and alias the core emits or knows (the event table).
+	Events       []string         `json:"events"`
+	Capabilities CoreCapabilities `json:"capabilities"`
+}
+
+// InitializeResult is the host's answer.
+type InitializeResult struct {
+	ProtocolVersion int            `json:"protocolVersion"`
+	Name            string         `json:"name"`
+	Version         string         `json:"version,omitempty"`
+	Runtime         string         `json:"runtime,omitempty"`
+	Capabilities    map[string]any `json:"capabilities,omitempty"`
+}
+
+// LoadParams ask the host to load one extension of a generation. A generation is one runtime of
+// the core (startup, and each reload or session replacement); the first load of a newer
+// generation discards every extension instance of the older ones.
+type LoadParams struct {
+	Generation int64  `json:"generation"`
+	Ext        int    `json:"ext"`
+	Path       string `json:"path"`
+	// Code is the module text to run for Path (for the Node host: CommonJS transpiled from
+	// TypeScript, with an inline source map); absent, the host reads Path itself.
+	Code string `json:"code,omitempty"`
+}
+
+// LoadResult reports what the factory registered.
+type LoadResult struct {
+	Handlers int      `json:"handlers"`
+	Tools    []string `json:"tools,omitempty"`
+}
+
+// ExtRef names an extension instance: its index and generation.
+type ExtRef struct {
+	Ext int   `json:"ext"`
+	Gen int64 `json:"gen"`
+}
+
+// EventParams dispatch one event to one handler. Payload is the event payload only; Ctx is the
+// context id the handler's ctx.* calls name; Signal says whether ctx.signal is set (a run is
+// active).
+type EventParams struct {
+	ExtRef
+	Handler int             `json:"handler"`
+	Event   string          `json:"event"`
+	Payload json.RawMessage `json:"payload"`
+	Ctx     int64           `json:"ctx"`
+	Signal  bool            `json:"signal,omitempty"`
+}
+
+// EventResult is the handler's result (absent: none) and the payload fields it edited in place
+// (only the fields the core accepts back, see docs/extension-protocol.md "Mutable payloads").
+type EventResult struct {
+	Result  json.RawMessage            `json:"result,omitempty"`
+	Mutated map[string]json.RawMessage `json:"mutated,omitempty"`
+}
+
+// ToolExecuteParams run a registered tool.
+type ToolExecuteParams struct {
+	ExtRef
+	Tool       string          `json:"tool"`
+	ToolCallID string          `json:"toolCallId"`
+	Params     json.RawMessage `json:"params"`
+	Ctx        int64           `json:"ctx"`
+}
+
+// ToolResult is a tool's (partial or final) result.
+type ToolResult struct {
+	Content   json.RawMessage `json:"content"`
+	Details   json.RawMessage `json:"details,omitempty"`
+	IsError   bool            `json:"isError,omitempty"`
+	Terminate bool            `json:"terminate,omitempty"`
+}
+
+// ToolUpdateParams stream a partial result of the tool.execute request ID.
+type ToolUpdateParams struct {
+	ID            json.RawMessage `json:"id"`
+	PartialResult ToolResult      `json:"partialResult"`
+}
+
+// ToolPrepareParams ask a tool's prepareArguments to rewrite raw arguments; the result is the
+// new arguments object.
+type ToolPrepareParams struct {
+	ExtRef
+	Tool string          `json:"tool"`
+	Args json.RawMessage `json:"args"`
+}
+
+// CommandRunParams run a registered command with an ExtensionCommandContext.
+type CommandRunParams struct {
+	ExtRef
+	Name string `json:"name"`
+	Args string `json:"args"`
+	Ctx  int64  `json:"ctx"`
+}
+
+// CommandCompleteParams ask for argument completions; the result is a list of strings.
+type CommandCompleteParams struct {
+	ExtRef
+	Name   string `json:"name"`
+	Prefix string `json:"prefix"`
+}
+
+// ShortcutRunParams run a registered shortcut.
+type ShortcutRunParams struct {
+	ExtRef
+	Key string `json:"key"`
+	Ctx int64  `json:"ctx"`
+}
+
+// CallbackParams run a callback the host passed by id (withSession of newSession, fork and
+// switchSession) with a command context of the new session.
+type CallbackParams struct {
+	Callback int   `json:"callback"`
+	Ctx      int64 `json:"ctx"`
+}
+
+// CancelParams name the request to cancel.
+type CancelParams struct {
+	ID json.RawMessage `json:"id"`
+}
+
+// OnParams subscribe handler Handler of an extension to Event (a name or alias).
+type OnParams struct {
+	ExtRef
+	Handler int    `json:"handler"`
+	Event   string `json:"event"`
+}
+
+// ToolSpec is a tool's registration; the functions stay in the host.
+type ToolSpec struct {
+	Name             string          `json:"name"`
+	Label            string          `json:"label,omitempty"`
+	Description      string          `json:"description"`
+	Parameters       json.RawMessage `json:"parameters"`
+	PromptSnippet    string          `json:"promptSnippet,omitempty"`
+	PromptGuidelines []string        `json:"promptGuidelines,omitempty"`
+	// PrepareArguments, RenderCall and RenderResult say whether the tool has those functions.
+	PrepareArguments bool `json:"prepareArguments,omitempty"`
+	RenderCall       bool `json:"renderCall,omitempty"`
+	RenderResult     bool `json:"renderResult,omitempty"`
+}
+
+// RegisterToolParams register (or replace, by name) a tool.
+type RegisterToolParams struct {
+	ExtRef
+	Tool ToolSpec `json:"tool"`
+}
+
+// RegisterCommandParams register a slash command.
+type RegisterCommandParams struct {
+	ExtRef
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Completions bool   `json:"completions,omitempty"`
+}
+
+// RegisterShortcutParams register a key binding.
+type RegisterShortcutParams struct {
+	ExtRef
+	Key         string `json:"key"`
+	Description string `json:"description"`
+}
+
+// RegisterFlagParams register a command-line flag.
+type RegisterFlagParams struct {
+	ExtRef
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Type        string `json:"type"` // boolean|string
+	Default     any    `json:"default,omitempty"`
+}
+
+// NameParams carry one name (getFlag, unregisterProvider, setSessionName).
+type NameParams struct {
+	ExtRef
+	Name string `json:"name"`
+}
+
+// RegisterProviderParams register a model provider (the models.json provider shape).
+type RegisterProviderParams struct {
+	ExtRef
+	Name   string          `json:"name"`
+	Config json.RawMessage `json:"config"`
+}
+
+// RendererParams register a message or entry renderer by custom type (rendering happens in the
+// host; the core only records that one exists).
+type RendererParams struct {
+	ExtRef
+	CustomType string `json:"customType"`
+}
+
+// SendOptions are the options of sendMessage and sendUserMessage.
+type SendOptions struct {
+	DeliverAs          string `json:"deliverAs,omitempty"`
+	TriggerTurn        bool   `json:"triggerTurn,omitempty"`
+	ExcludeFromContext bool   `json:"excludeFromContext,omitempty"`
+}
+
+// SendMessageParams send custom messages (content is always an array of blocks).
+type SendMessageParams struct {
+	ExtRef
+	Messages json.RawMessage `json:"messages"`
+	Options  SendOptions     `json:"options"`
+}
+
+// SendUserMessageParams send a user message.
+type SendUserMessageParams struct {
+	ExtRef
+	Content json.RawMessage `json:"content"`
+	Options SendOptions     `json:"options"`
+}
+
+// AppendEntryParams persist extension state.
+type AppendEntryParams struct {
+	ExtRef
+	CustomType string          `json:"customType"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// SetLabelParams label an entry ("" clears).
+type SetLabelParams struct {
+	ExtRef
+	EntryID string `json:"entryId"`
+	Label   string `json:"label"`
+}
+
+// SetActiveToolsParams choose the active tools.
+type SetActiveToolsParams struct {
+	ExtRef
+	Names []string `json:"names"`
+}
+
+// SetModelParams switch the model; the result is true when the model was found and set.
+type SetModelParams struct {
+	ExtRef
+	Provider string `json:"provider"`
+	ID       string `json:"id"`
+}
+
+// LevelParams set the thinking level.
+type LevelParams struct {
+	ExtRef
+	Level string `json:"level"`
+}
+
+// EventsParams are a pi.events subscription or message.
+type EventsParams struct {
+	Gen     int64           `json:"gen"`
+	Channel string          `json:"channel"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+// CtxParams name a context.
+type CtxParams struct {
+	Ctx int64 `json:"ctx"`
+}
+
+// CtxInfo are a context's per-session constants.
+type CtxInfo struct {
+	Cwd   string `json:"cwd"`
+	Mode  string `json:"mode"`
+	HasUI bool   `json:"hasUI"`
+}
+
+// CtxCallParams call a method of ctx.sessionManager or ctx.modelRegistry.
+type CtxCallParams struct {
+	Ctx    int64             `json:"ctx"`
+	Method string            `json:"method"`
+	Args   []json.RawMessage `json:"args"`
+}
+
+// CompactParams start a compaction.
+type CompactParams struct {
+	Ctx              int64   `json:"ctx"`
+	CompressionRatio float64 `json:"compressionRatio,omitempty"`
+	PreserveRecent   int     `json:"preserveRecent,omitempty"`
+	Query            string  `json:"query,omitempty"`
+}
+
+// ProviderParams name a provider (ctx.modelRegistry.getApiKey).
+type ProviderParams struct {
+	Ctx      int64  `json:"ctx"`
+	Provider string `json:"provider"`
+}
+
+// NewSessionParams replace the session (ctx.newSession); WithSession is a callback id.
+type NewSessionParams struct {
+	Ctx           int64  `json:"ctx"`
+	ParentSession string `json:"parentSession,omitempty"`
+	WithSession   *int   `json:"withSession,omitempty"`
+}
+
+// ForkParams fork the session (ctx.fork).
+type ForkParams struct {
+	Ctx         int64  `json:"ctx"`
+	EntryID     string `json:"entryId"`
+	Position    string `json:"position,omitempty"`
+	WithSession *int   `json:"withSession,omitempty"`
+}
+
+// NavigateTreeParams move the leaf (ctx.navigateTree).
+type NavigateTreeParams struct {
+	Ctx                 int64  `json:"ctx"`
+	TargetID            string `json:"targetId"`
+	Summarize           bool   `json:"summarize,omitempty"`
+	CustomInstructions  string `json:"customInstructions,omitempty"`
+	ReplaceInstructions bool   `json:"replaceInstructions,omitempty"`
+	Label               string `json:"label,omitempty"`
+}
+
+// SwitchSessionParams switch to another session file (ctx.switchSession).
+type SwitchSessionParams struct {
+	Ctx         int64  `json:"ctx"`
+	SessionPath string `json:"sessionPath"`
+	WithSession *int   `json:"withSession,omitempty"`
+}
+
+// CancelledResult is the result of the session-replacing ctx calls.
+type CancelledResult struct {
+	Cancelled bool `json:"cancelled"`
+}
+
+// UIParams are the parameters of the ui.* methods; each method reads its own fields.
+type UIParams struct {
+	Ctx         int64    `json:"ctx"`
+	Title       string   `json:"title,omitempty"`
+	Message     string   `json:"message,omitempty"`
+	Options     []string `json:"options,omitempty"`
+	Placeholder string   `json:"placeholder,omitempty"`
+	Prefill     string   `json:"prefill,omitempty"`
+	// Timeout (ms) dismisses a dialog with its default.
+	Timeout int      `json:"timeout,omitempty"`
+	Type    string   `json:"type,omitempty"` // notify: info|warning|error
+	Key     string   `json:"key,omitempty"`
+	Text    string   `json:"text,omitempty"`
+	Lines   []string `json:"lines,omitempty"`
+}

@@ -1,0 +1,140 @@
+// Package node is atomic's Node.js extension host: it runs the pi/Atomic TypeScript extensions
+// unchanged (seed 004). The host itself is TypeScript (src/), bundled by build.mjs from the
+// packages pinned in package-lock.json into dist/host.js, which is committed and embedded here,
+// so `go build` needs neither npm nor node_modules. Extensions are transpiled (and their local
+// imports bundled) in Go with esbuild, with inline source maps so errors name the .ts file.
+//
+// node imports ext/host and ext/protocol; the supervisor it returns is an ext/host.Supervisor.
+package node
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/atomic-cli/atomic/ext/host"
+	"github.com/atomic-cli/atomic/ext/protocol"
+)
+
+//go:embed dist/host.js
+var bundle []byte
+
+// MinNodeMajor is the oldest Node.js major version the host runs on.
+const MinNodeMajor = 20
+
+// bootstrap loads host.js through a V8 code cache kept next to it (host.js.cache), which saves
+// most of the bundle's compile time on every start after the first.
+const bootstrap = `const fs=require("fs"),path=require("path"),vm=require("vm"),M=require("module");` +
+	`const file=process.argv[1],cache=file+".cache",src=fs.readFileSync(file,"utf8");` +
+	`let data;try{data=fs.readFileSync(cache)}catch{}` +
+	`const script=new vm.Script(M.wrap(src),{filename:file,cachedData:data});` +
+	`const m=new M(file,null);m.filename=file;m.paths=M._nodeModulePaths(path.dirname(file));` +
+	`script.runInThisContext().call(m.exports,m.exports,M.createRequire(file),m,file,path.dirname(file));` +
+	`if(!data||script.cachedDataRejected)setTimeout(()=>{try{const t=cache+"."+process.pid;fs.writeFileSync(t,script.createCachedData());fs.renameSync(t,cache)}catch{}},200).unref();`
+
+// Bundle returns the embedded host bundle (dist/host.js).
+func Bundle() []byte { return bundle }
+
+// NodePath returns the node executable: $ATOMIC_NODE when set, else node on PATH.
+func NodePath(getenv func(string) string) (string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if p := getenv("ATOMIC_NODE"); p != "" {
+		return p, nil
+	}
+	p, err := exec.LookPath("node")
+	if err != nil {
+		return "", fmt.Errorf("TypeScript extensions need Node.js %d or newer, and node was not found on PATH (install it, or set ATOMIC_NODE to its path)", MinNodeMajor)
+	}
+	return p, nil
+}
+
+// WriteBundle writes the host bundle under cacheDir (content-addressed: atomic/exthost-<hash>/
+// host.js) unless it is there already, and returns its path. cacheDir "" is the user cache
+// directory, else the temporary directory.
+func WriteBundle(cacheDir string) (string, error) {
+	if cacheDir == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			cacheDir = d
+		} else {
+			cacheDir = os.TempDir()
+		}
+	}
+	sum := sha256.Sum256(bundle)
+	dir := filepath.Join(cacheDir, "atomic", "exthost-"+hex.EncodeToString(sum[:8]))
+	file := filepath.Join(dir, "host.js")
+	if fi, err := os.Stat(file); err == nil && fi.Size() == int64(len(bundle)) {
+		return file, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("extension host: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "host-*.js")
+	if err != nil {
+		return "", fmt.Errorf("extension host: %w", err)
+	}
+	_, err = tmp.Write(bundle)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), file)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("extension host: writing %s: %w", file, err)
+	}
+	return file, nil
+}
+
+// Options configure New beyond the supervisor's own options.
+type Options struct {
+	// Getenv reads ATOMIC_NODE; nil is os.Getenv.
+	Getenv func(string) string
+	// CacheDir is where the host bundle is written (see WriteBundle).
+	CacheDir string
+}
+
+// New returns a supervisor of the Node host for the TypeScript (or JavaScript) extensions at
+// paths. o's Name, Command, Prepare and CheckInit are filled in; the rest is passed through.
+func New(paths []string, o host.Options, no Options) *host.Supervisor {
+	o.Name = "node"
+	o.Command = func() ([]string, error) {
+		nodePath, err := NodePath(no.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		file, err := WriteBundle(no.CacheDir)
+		if err != nil {
+			return nil, err
+		}
+		return []string{nodePath, "-e", bootstrap, file}, nil
+	}
+	o.Prepare = Transpile
+	o.CheckInit = checkRuntime
+	return host.New(o, paths)
+}
+
+// checkRuntime refuses a Node.js older than MinNodeMajor.
+func checkRuntime(res protocol.InitializeResult) error {
+	v, ok := strings.CutPrefix(res.Runtime, "node v")
+	if !ok {
+		return nil
+	}
+	major, err := strconv.Atoi(strings.SplitN(v, ".", 2)[0])
+	if err != nil {
+		return nil
+	}
+	if major < MinNodeMajor {
+		return errors.New("TypeScript extensions need Node.js " + strconv.Itoa(MinNodeMajor) + " or newer; found " + strings.TrimPrefix(res.Runtime, "node "))
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+package node
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/host"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// TestBundleCurrent fails when dist/host.js differs from what build.mjs makes of src/ and the
+// locked packages. It needs node_modules (npm ci in exthost/node).
+func TestBundleCurrent(t *testing.T) {
+	if _, err := os.Stat(filepath.Join("node_modules", "esbuild")); err != nil {
+		t.Skip("exthost/node/node_modules is absent: run `npm ci` in exthost/node to check the bundle")
+	}
+	nodePath := needNode(t)
+	out := filepath.Join(t.TempDir(), "host.js")
+	cmd := exec.Command(nodePath, "build.mjs", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node build.mjs: %v\n%s", err, b)
+	}
+	fresh, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, bundle) {
+		t.Fatalf("dist/host.js is not the build of src/ (%d bytes, fresh build %d): run `npm ci && npm run build` in exthost/node and rebuild atomic", len(bundle), len(fresh))
+	}
+}
+
+func needNode(tb testing.TB) string {
+	tb.Helper()
+	p, err := exec.LookPath("node")
+	if err != nil {
+		tb.Skip("node is not on PATH")
+	}
+	return p
+}
+
+// writeExt writes a TypeScript extension into dir and returns its path.
+func writeExt(tb testing.TB, dir, name, src string) string {
+	tb.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// loaded starts a Node host for paths and loads them into a runner without a session.
+func loaded(tb testing.TB, paths ...string) (*ext.Runner, *host.Supervisor) {
+	tb.Helper()
+	needNode(tb)
+	var log bytes.Buffer
+	sup := New(paths, host.Options{Stderr: &log}, Options{CacheDir: tb.TempDir()})
+	tb.Cleanup(func() { _ = sup.Close() })
+	r := ext.NewRunner(nil)
+	if es := r.Load(nil, paths, sup.Factories()); len(es) > 0 {
+		tb.Fatalf("load: %v\n%s", es, log.String())
+	}
+	return r, sup
+}
+
+const gateTS = `
+import type { ExtensionAPI } from "@bastani/atomic";
+export default function (pi: ExtensionAPI) {
+	pi.on("tool_call", (event) => {
+		if (event.input.command === "block me") return { block: true, reason: "no" };
+	});
+}
+`
+
+func TestToolCallRoundTrip(t *testing.T) {
+	r, _ := loaded(t, writeExt(t, t.TempDir(), "gate.ts", gateTS))
+	ctx := context.Background()
+	_, res, err := ext.Emit[*ext.ToolCallResult](r, ctx, ext.ToolCall{ToolCallID: "1", ToolName: "bash", Input: map[string]any{"command": "block me"}})
+	if err != nil || res == nil || !res.Block || res.Reason != "no" {
+		t.Fatalf("block: res %+v, err %v", res, err)
+	}
+	_, res, err = ext.Emit[*ext.ToolCallResult](r, ctx, ext.ToolCall{ToolCallID: "2", ToolName: "bash", Input: map[string]any{"command": "ls"}})
+	if err != nil || res != nil {
+		t.Fatalf("pass: res %+v, err %v", res, err)
+	}
+}
+
+// TestUnsubscribedEventSendsNothing: only the events a host subscribed to cross the process
+// boundary (architecture §3).
+func TestUnsubscribedEventSendsNothing(t *testing.T) {
+	r, sup := loaded(t, writeExt(t, t.TempDir(), "gate.ts", gateTS))
+	before := sup.Sent()
+	for i := 0; i < 100; i++ {
+		ext.Emit[ext.None](r, context.Background(), ext.TurnStart{TurnIndex: i})
+		ext.Emit[*ext.ToolResultPatch](r, context.Background(), ext.ToolResult{ToolName: "bash"})
+	}
+	if got := sup.Sent() - before; got != 0 {
+		t.Fatalf("%d messages were sent to the host for events it did not subscribe to", got)
+	}
+	if !r.Has(ext.IDToolCall) || r.Has(ext.IDTurnStart) {
+		t.Fatal("the runner's subscriptions do not match the host's")
+	}
+}
+
+func TestToolExecuteStreamsUpdates(t *testing.T) {
+	src := `
+import { Type } from "typebox";
+export default function (pi) {
+	pi.registerTool({
+		name: "count", label: "Count", description: "counts",
+		parameters: Type.Object({ n: Type.Number() }),
+		async execute(_id, params, _signal, onUpdate) {
+			for (let i = 1; i <= params.n; i++) onUpdate({ content: [{ type: "text", text: "step " + i }] });
+			return { content: [{ type: "text", text: "counted " + params.n }], details: { n: params.n } };
+		},
+	});
+}`
+	r, _ := loaded(t, writeExt(t, t.TempDir(), "count.ts", src))
+	tools := r.Tools(nil, nil)
+	if len(tools) != 1 || tools[0].Name() != "count" || !strings.Contains(string(tools[0].Parameters()), `"n"`) {
+		t.Fatalf("tools: %v", tools)
+	}
+	var updates []string
+	res, err := tools[0].Execute(context.Background(), tool.Call{ID: "c1", Name: "count", Args: map[string]any{"n": 3}}, func(u tool.Result) {
+		updates = append(updates, u.Content[0].Text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(updates, ","); got != "step 1,step 2,step 3" {
+		t.Errorf("updates %q", got)
+	}
+	if res.Content[0].Text != "counted 3" || fmt.Sprint(res.Details) != "map[n:3]" {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestTranspileSourceMapNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	writeExt(t, dir, "util.ts", "export const fail = (): never => { throw new Error(\"deep failure\"); };\n")
+	p := writeExt(t, dir, "main.ts", "import { fail } from \"./util\";\nexport default function (pi: any) {\n\tpi.on(\"turn_start\", () => fail());\n}\n")
+	r, _ := loaded(t, p)
+	var got *ext.Error
+	r.OnError(func(e *ext.Error) { got = e })
+	ext.Emit[ext.None](r, context.Background(), ext.TurnStart{})
+	if got == nil || !strings.Contains(got.Message, "deep failure") || !strings.Contains(got.Message, "util.ts:1:") {
+		t.Fatalf("error %+v; want the message and the .ts location of the throw", got)
+	}
+}
+
+// BenchmarkEventRoundTrip measures one awaited event (tool_call) to a TypeScript handler and
+// back; p50-µs is the median (target < 100 µs).
+func BenchmarkEventRoundTrip(b *testing.B) {
+	r, _ := loaded(b, writeExt(b, b.TempDir(), "gate.ts", gateTS))
+	ctx := context.Background()
+	e := ext.ToolCall{ToolCallID: "1", ToolName: "bash", Input: map[string]any{"command": "ls -la"}}
+	for i := 0; i < 200; i++ { // warm up the JIT on both sides
+		ext.Emit[*ext.ToolCallResult](r, ctx, e)
+	}
+	durations := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if _, _, err := ext.Emit[*ext.ToolCallResult](r, ctx, e); err != nil {
+			b.Fatal(err)
+		}
+		durations = append(durations, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Nanoseconds())/1e3, "p99-µs")
+}
+
+// BenchmarkStartup10Extensions measures what 10 TypeScript extensions add to startup: starting
+// the host, transpiling and loading them (target < 150 ms).
+func BenchmarkStartup10Extensions(b *testing.B) {
+	needNode(b)
+	dir := b.TempDir()
+	var paths []string
+	for i := 0; i < 10; i++ {
+		paths = append(paths, writeExt(b, dir, fmt.Sprintf("ext%d.ts", i), fmt.Sprintf(`
+import type { ExtensionAPI } from "@bastani/atomic";
+import { Type } from "typebox";
+export default function (pi: ExtensionAPI) {
+	pi.on("tool_call", (e) => { if (e.toolName === "never%d") return { block: true }; });
+	pi.on("session_start", () => {});
+	pi.registerTool({ name: "tool%d", label: "T", description: "d", parameters: Type.Object({ a: Type.String() }),
+		async execute() { return { content: [{ type: "text", text: "x" }], details: {} }; } });
+	pi.registerCommand("cmd%d", { description: "c", handler: async () => {} });
+}`, i, i, i)))
+	}
+	cache := b.TempDir()
+	// The first start writes the bundle and its V8 code cache, as atomic's first run does.
+	warm := New(paths, host.Options{}, Options{CacheDir: cache})
+	ext.NewRunner(nil).Load(nil, paths, warm.Factories())
+	time.Sleep(300 * time.Millisecond)
+	_ = warm.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sup := New(paths, host.Options{}, Options{CacheDir: cache})
+		sup.Start()
+		r := ext.NewRunner(nil)
+		if errs := r.Load(nil, paths, sup.Factories()); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+		if len(r.Tools(nil, nil)) != 10 {
+			b.Fatal("not every tool registered")
+		}
+		b.StopTimer()
+		_ = sup.Close()
+		b.StartTimer()
+	}
+}
+
+// BenchmarkUnsubscribedEvent emits an event no extension subscribed to while a TypeScript
+// extension is loaded: no message, no allocation.
+func BenchmarkUnsubscribedEvent(b *testing.B) {
+	r, sup := loaded(b, writeExt(b, b.TempDir(), "gate.ts", gateTS))
+	ctx := context.Background()
+	before := sup.Sent()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ext.Emit[ext.None](r, ctx, ext.TurnStart{TurnIndex: i})
+	}
+	b.StopTimer()
+	if sup.Sent() != before {
+		b.Fatal("an unsubscribed event reached the host")
+	}
+}

@@ -1,0 +1,655 @@
+// The extension host: loads extensions, implements ExtensionAPI, ExtensionContext and
+// ExtensionCommandContext (seed 004) over the atomic extension protocol, and serves the core's
+// requests (docs/extension-protocol.md).
+
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import Module from "node:module";
+import * as path from "node:path";
+import { hostInfo } from "./modules";
+import { ErrorCodes, notify, request, RpcError, syncCall } from "./rpc";
+
+type Fn = (...args: any[]) => any;
+
+interface Instance {
+	id: number;
+	gen: number;
+	path: string;
+	handlers: Map<number, { event: string; fn: Fn }>;
+	nextHandler: number;
+	tools: Map<string, any>;
+	commands: Map<string, any>;
+	shortcuts: Map<string, any>;
+	messageRenderers: Map<string, unknown>;
+	entryRenderers: Map<string, unknown>;
+}
+
+/** The generation of the core's runtime the loaded instances belong to. */
+let generation = -1;
+const instances = new Map<number, Instance>();
+/** Event names and aliases the core knows (from initialize). */
+let knownEvents = new Set<string>();
+
+/** Payload fields whose in-place edits the core accepts back, by event. */
+const MUTABLE: Record<string, string[]> = {
+	tool_call: ["input"],
+	before_provider_headers: ["headers"],
+};
+
+// ---- contexts ---------------------------------------------------------------------------------
+
+interface CtxInfo {
+	cwd: string;
+	mode: string;
+	hasUI: boolean;
+}
+
+/** Per-generation constants of contexts (cwd, mode, hasUI), fetched once per generation. */
+const ctxInfo = new Map<number, CtxInfo>();
+const ctxGen = (id: number) => Math.floor(id / 2 ** 32);
+
+function infoOf(id: number): CtxInfo {
+	const g = ctxGen(id);
+	let info = ctxInfo.get(g);
+	if (!info) {
+		info = syncCall<CtxInfo>("ctx.info", { ctx: id });
+		ctxInfo.set(g, info);
+	}
+	return info;
+}
+
+const identity = (...args: unknown[]) => {
+	for (let i = args.length - 1; i >= 0; i--) if (typeof args[i] === "string") return args[i];
+	return "";
+};
+/** The theme of ctx.ui.theme outside the TUI: every styling function returns its text. */
+const plainTheme: any = new Proxy(
+	{},
+	{
+		get(_t, prop) {
+			if (prop === "name") return "plain";
+			return identity;
+		},
+	},
+);
+
+const callbacks = new Map<number, Fn>();
+let nextCallback = 1;
+function callbackId(fn: Fn | undefined): number | undefined {
+	if (typeof fn !== "function") return undefined;
+	const id = nextCallback++;
+	callbacks.set(id, fn);
+	return id;
+}
+
+function makeUI(ctx: number): any {
+	const dialog = (method: string, params: Record<string, unknown>, opts?: { timeout?: number; signal?: AbortSignal }) => {
+		if (opts?.signal?.aborted) return Promise.resolve(undefined);
+		const p = request(method, { ctx, ...params, timeout: opts?.timeout });
+		if (!opts?.signal) return p;
+		return Promise.race([p, new Promise((resolve) => opts.signal!.addEventListener("abort", () => resolve(undefined), { once: true }))]);
+	};
+	const ui: Record<string, unknown> = {
+		select: (title: string, options: string[], opts?: any) => dialog("ui.select", { title, options }, opts).then((v) => v ?? undefined),
+		confirm: (title: string, message: string, opts?: any) => dialog("ui.confirm", { title, message }, opts).then((v) => v === true),
+		input: (title: string, placeholder?: string, opts?: any) => dialog("ui.input", { title, placeholder: placeholder ?? "" }, opts).then((v) => v ?? undefined),
+		editor: (title: string, prefill?: string, opts?: any) => dialog("ui.editor", { title, prefill: prefill ?? "" }, opts).then((v) => v ?? undefined),
+		notify: (message: string, type?: string) => notify("ui.notify", { ctx, message: String(message), type: type ?? "info" }),
+		setStatus: (key: string, text?: string) => notify("ui.setStatus", { ctx, key, text: text ?? "" }),
+		setWidget: (key: string, content?: unknown) => {
+			if (content !== undefined && !Array.isArray(content)) return; // component factories need the TUI
+			notify("ui.setWidget", { ctx, key, lines: content ?? [] });
+		},
+		setTitle: (title: string) => notify("ui.setTitle", { ctx, title }),
+		setEditorText: (text: string) => notify("ui.setEditorText", { ctx, text }),
+		getEditorText: () => syncCall<string>("ui.getEditorText", { ctx }),
+		custom: () => Promise.resolve(undefined),
+		theme: plainTheme,
+		getAllThemes: () => [],
+		getTheme: () => undefined,
+		setTheme: () => ({ success: false, error: "themes need the interactive UI" }),
+		onTerminalInput: () => () => {},
+	};
+	// The TUI-only rest (setFooter, setHeader, setEditorComponent, addAutocompleteProvider, …) is a
+	// no-op here, as in print mode.
+	return new Proxy(ui, {
+		get(t, prop) {
+			if (prop in t) return (t as any)[prop];
+			if (typeof prop === "symbol" || prop === "then") return undefined;
+			return () => undefined;
+		},
+	});
+}
+
+function sessionManager(ctx: number): any {
+	return new Proxy(
+		{},
+		{
+			get(_t, method) {
+				if (typeof method === "symbol" || method === "then") return undefined;
+				return (...args: unknown[]) => {
+					const v = syncCall("ctx.sessionManager", { ctx, method, args });
+					return v === null ? undefined : v;
+				};
+			},
+		},
+	);
+}
+
+function modelRegistry(ctx: number): any {
+	const call = (method: string, args: unknown[]) => {
+		const v = syncCall("ctx.modelRegistry", { ctx, method, args });
+		return v === null ? undefined : v;
+	};
+	return {
+		find: (provider: string, id: string) => call("find", [provider, id]),
+		getAll: () => call("getAll", []),
+		getAvailable: () => call("getAvailable", []),
+		hasAuth: (provider: string) => call("hasAuth", [provider]),
+		getApiKey: async (model: { provider: string }) => (await request("ctx.modelRegistry.getApiKey", { ctx, provider: model?.provider })) ?? undefined,
+		getApiKeyForProvider: async (provider: string) => (await request("ctx.modelRegistry.getApiKey", { ctx, provider })) ?? undefined,
+	};
+}
+
+/** Ctx is ExtensionContext (and, with command set, ExtensionCommandContext) for one context id. */
+class Ctx {
+	#ui: any;
+	constructor(
+		readonly id: number,
+		readonly signal: AbortSignal | undefined,
+	) {}
+	get ui() {
+		return (this.#ui ??= makeUI(this.id));
+	}
+	get hasUI() {
+		return infoOf(this.id).hasUI;
+	}
+	get cwd() {
+		return infoOf(this.id).cwd;
+	}
+	get mode() {
+		return infoOf(this.id).mode;
+	}
+	get sessionManager() {
+		return sessionManager(this.id);
+	}
+	get modelRegistry() {
+		return modelRegistry(this.id);
+	}
+	get model() {
+		return syncCall("ctx.model", { ctx: this.id }) ?? undefined;
+	}
+	isIdle() {
+		return syncCall<boolean>("ctx.isIdle", { ctx: this.id });
+	}
+	abort() {
+		syncCall("ctx.abort", { ctx: this.id });
+	}
+	hasPendingMessages() {
+		return syncCall<boolean>("ctx.hasPendingMessages", { ctx: this.id });
+	}
+	shutdown() {
+		syncCall("ctx.shutdown", { ctx: this.id });
+	}
+	getContextUsage() {
+		return syncCall("ctx.getContextUsage", { ctx: this.id }) ?? undefined;
+	}
+	getSystemPrompt() {
+		return syncCall<string>("ctx.getSystemPrompt", { ctx: this.id });
+	}
+	isProjectTrusted() {
+		return syncCall<boolean>("ctx.isProjectTrusted", { ctx: this.id });
+	}
+	compact(options: { customInstructions?: string; compressionRatio?: number; preserveRecent?: number; query?: string; onComplete?: Fn; onError?: Fn } = {}) {
+		request("ctx.compact", { ctx: this.id, compressionRatio: options.compressionRatio, preserveRecent: options.preserveRecent, query: options.query ?? options.customInstructions }).then(
+			(r) => options.onComplete?.(r),
+			(err) => options.onError?.(err),
+		);
+	}
+	// ExtensionCommandContext
+	waitForIdle() {
+		return request("ctx.waitForIdle", { ctx: this.id }).then(() => undefined);
+	}
+	newSession(options: { parentSession?: string; setup?: Fn; withSession?: Fn } = {}) {
+		if (options.setup) console.error("atomic extension host: ctx.newSession({ setup }) is not supported over the extension protocol; setup was ignored");
+		return request("ctx.newSession", { ctx: this.id, parentSession: options.parentSession, withSession: callbackId(options.withSession) });
+	}
+	fork(entryId: string, options: { position?: string; withSession?: Fn } = {}) {
+		return request("ctx.fork", { ctx: this.id, entryId, position: options.position, withSession: callbackId(options.withSession) });
+	}
+	navigateTree(targetId: string, options: { summarize?: boolean; customInstructions?: string; replaceInstructions?: boolean; label?: string } = {}) {
+		return request("ctx.navigateTree", { ctx: this.id, targetId, ...options });
+	}
+	switchSession(sessionPath: string, options: { withSession?: Fn } = {}) {
+		return request("ctx.switchSession", { ctx: this.id, sessionPath, withSession: callbackId(options.withSession) });
+	}
+	reload() {
+		return request("ctx.reload", { ctx: this.id }).then(() => undefined);
+	}
+}
+
+// ---- the shared event bus (pi.events) ---------------------------------------------------------
+
+const busSubs = new Map<string, Set<Fn>>();
+const busForwarded = new Set<string>();
+
+function deliverLocal(channel: string, data: unknown): void {
+	for (const h of [...(busSubs.get(channel) ?? [])]) {
+		try {
+			h(data);
+		} catch (err) {
+			console.error(`atomic extension host: pi.events handler for "${channel}" failed:`, err);
+		}
+	}
+}
+
+const events = {
+	on(channel: string, handler: Fn) {
+		let set = busSubs.get(channel);
+		if (!set) busSubs.set(channel, (set = new Set()));
+		set.add(handler);
+		if (!busForwarded.has(channel)) {
+			busForwarded.add(channel);
+			notify("events.subscribe", { gen: generation, channel });
+		}
+		return () => {
+			set.delete(handler);
+		};
+	},
+	emit(channel: string, data?: unknown) {
+		deliverLocal(channel, data);
+		try {
+			notify("events.emit", { gen: generation, channel, data });
+		} catch {
+			// not JSON-safe: only this host's subscribers see it
+		}
+	},
+};
+
+// ---- wire shapes ------------------------------------------------------------------------------
+
+function blocks(content: unknown): unknown[] {
+	if (typeof content === "string") return [{ type: "text", text: content }];
+	if (Array.isArray(content)) return content.map((b) => (typeof b === "string" ? { type: "text", text: b } : b));
+	if (content === undefined || content === null) return [];
+	return [content];
+}
+
+function wireMessage(m: any): any {
+	if (!m || typeof m !== "object") return m;
+	return { ...m, content: blocks(m.content) };
+}
+
+function wireToolResult(r: any): any {
+	if (r === undefined || r === null) return { content: [] };
+	if (typeof r === "string") return { content: blocks(r) };
+	const out: any = { content: blocks(r.content) };
+	if (r.details !== undefined) out.details = r.details;
+	if (r.isError) out.isError = true;
+	if (r.terminate) out.terminate = true;
+	return out;
+}
+
+function wireResult(event: string, r: any): any {
+	if (event === "before_agent_start" && r && typeof r === "object" && r.message) return { ...r, message: wireMessage(r.message) };
+	if (event === "tool_result" && r && typeof r === "object" && r.content !== undefined) return { ...r, content: blocks(r.content) };
+	return r;
+}
+
+function toolWire(def: any): any {
+	return {
+		name: def.name,
+		label: def.label,
+		description: def.description ?? "",
+		parameters: def.parameters ?? { type: "object", properties: {} },
+		promptSnippet: def.promptSnippet,
+		promptGuidelines: def.promptGuidelines,
+		prepareArguments: typeof def.prepareArguments === "function",
+		renderCall: typeof def.renderCall === "function",
+		renderResult: typeof def.renderResult === "function",
+	};
+}
+
+// ---- ExtensionAPI -----------------------------------------------------------------------------
+
+function execLocal(command: string, args: string[] = [], options: { cwd?: string; timeout?: number; signal?: AbortSignal } = {}) {
+	return new Promise<{ stdout: string; stderr: string; code: number; killed: boolean }>((resolve) => {
+		let stdout = "";
+		let stderr = "";
+		let killed = false;
+		const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+		const kill = () => {
+			killed = true;
+			child.kill("SIGKILL");
+		};
+		const timer = options.timeout && options.timeout > 0 ? setTimeout(kill, options.timeout) : undefined;
+		options.signal?.addEventListener("abort", kill, { once: true });
+		child.stdout.on("data", (d) => (stdout += d));
+		child.stderr.on("data", (d) => (stderr += d));
+		child.on("error", (err) => {
+			if (timer) clearTimeout(timer);
+			resolve({ stdout, stderr: stderr + String(err.message), code: 127, killed });
+		});
+		child.on("close", (code) => {
+			if (timer) clearTimeout(timer);
+			resolve({ stdout, stderr, code: killed ? -1 : (code ?? -1), killed });
+		});
+	});
+}
+
+function makeAPI(inst: Instance): any {
+	const ext = inst.id;
+	const gen = inst.gen;
+	const call = <T = any>(method: string, params: Record<string, unknown> = {}) => syncCall<T>(method, { ext, gen, ...params });
+	return {
+		on(event: string, handler: Fn) {
+			if (typeof handler !== "function") throw new TypeError(`pi.on("${event}"): the handler must be a function`);
+			if (knownEvents.size > 0 && !knownEvents.has(event)) {
+				console.error(`atomic extension host: ${inst.path}: pi.on("${event}"): atomic has no such event; the handler never runs`);
+				return;
+			}
+			const id = inst.nextHandler++;
+			inst.handlers.set(id, { event, fn: handler });
+			notify("on", { ext, gen, handler: id, event });
+		},
+		registerTool(def: any) {
+			if (!def || typeof def.name !== "string" || def.name === "") throw new TypeError("pi.registerTool: a tool needs a name");
+			if (typeof def.execute !== "function") throw new TypeError(`pi.registerTool: tool "${def.name}" has no execute function`);
+			call("registerTool", { tool: toolWire(def) });
+			inst.tools.set(def.name, def);
+		},
+		registerCommand(name: string, options: any) {
+			if (typeof options?.handler !== "function") throw new TypeError(`pi.registerCommand("${name}"): a handler is required`);
+			call("registerCommand", { name, description: options.description ?? "", completions: typeof options.getArgumentCompletions === "function" });
+			inst.commands.set(name, options);
+		},
+		registerShortcut(key: string, options: any) {
+			if (typeof options?.handler !== "function") throw new TypeError(`pi.registerShortcut("${key}"): a handler is required`);
+			call("registerShortcut", { key, description: options.description ?? "" });
+			inst.shortcuts.set(key, options);
+		},
+		registerFlag(name: string, options: any = {}) {
+			call("registerFlag", { name, description: options.description ?? "", type: options.type ?? "boolean", default: options.default });
+		},
+		getFlag(name: string) {
+			return call("getFlag", { name }) ?? undefined;
+		},
+		registerMessageRenderer(customType: string, renderer: unknown) {
+			inst.messageRenderers.set(customType, renderer);
+			notify("registerMessageRenderer", { ext, gen, customType });
+		},
+		registerEntryRenderer(customType: string, renderer: unknown) {
+			inst.entryRenderers.set(customType, renderer);
+			notify("registerEntryRenderer", { ext, gen, customType });
+		},
+		registerProvider(name: string, config: any) {
+			if (config && (typeof config.streamSimple === "function" || config.oauth)) {
+				console.error(`atomic extension host: ${inst.path}: registerProvider("${name}"): streamSimple and oauth need an in-process provider and are ignored`);
+			}
+			call("registerProvider", { name, config: JSON.parse(JSON.stringify(config ?? {})) });
+		},
+		unregisterProvider(name: string) {
+			call("unregisterProvider", { name });
+		},
+		sendMessage(message: any, options?: any) {
+			call("sendMessage", { messages: [wireMessage(message)], options: options ?? {} });
+		},
+		sendMessages(messages: any[], options?: any) {
+			call("sendMessage", { messages: (messages ?? []).map(wireMessage), options: options ?? {} });
+		},
+		sendUserMessage(content: unknown, options?: any) {
+			call("sendUserMessage", { content: blocks(content), options: options ?? {} });
+		},
+		appendEntry(customType: string, data?: unknown) {
+			call("appendEntry", { customType, data: data === undefined ? null : data });
+		},
+		setSessionName(name: string) {
+			call("setSessionName", { name });
+		},
+		getSessionName() {
+			return call<string>("getSessionName") || undefined;
+		},
+		setLabel(entryId: string, label?: string) {
+			call("setLabel", { entryId, label: label ?? "" });
+		},
+		getCommands() {
+			return call("getCommands");
+		},
+		exec(command: string, args?: string[], options?: any) {
+			return execLocal(command, args, options);
+		},
+		getActiveTools() {
+			return call<string[]>("getActiveTools");
+		},
+		getAllTools() {
+			return call("getAllTools");
+		},
+		setActiveTools(names: string[]) {
+			call("setActiveTools", { names });
+		},
+		setModel(model: any) {
+			return request<boolean>("setModel", { ext, gen, provider: model?.provider, id: model?.id });
+		},
+		getThinkingLevel() {
+			return call<string>("getThinkingLevel");
+		},
+		setThinkingLevel(level: string) {
+			call("setThinkingLevel", { level });
+		},
+		events,
+	};
+}
+
+// ---- loading ----------------------------------------------------------------------------------
+
+function newGeneration(gen: number): void {
+	generation = gen;
+	instances.clear();
+	busSubs.clear();
+	busForwarded.clear();
+}
+
+function compileModule(file: string, code: string): any {
+	const M = Module as any;
+	const m = new M(file, null);
+	m.filename = file;
+	m.paths = M._nodeModulePaths(path.dirname(file));
+	m._compile(code, file);
+	return m.exports;
+}
+
+/**
+ * where names the innermost stack frame in the extension's directory ("file:line:col", mapped
+ * to the TypeScript source), so an error says where the extension threw it.
+ */
+function where(err: unknown, file: string): string {
+	const stack = (err as Error)?.stack;
+	if (typeof stack !== "string") return "";
+	const dir = path.dirname(file) + path.sep;
+	for (const line of stack.split("\n").slice(1)) {
+		const i = line.indexOf(dir);
+		if (i < 0 || line.includes(`${path.sep}node_modules${path.sep}`)) continue;
+		const m = /^(.*?:\d+:\d+)/.exec(line.slice(i));
+		if (m) return m[1];
+	}
+	return "";
+}
+
+function handlerError(err: unknown, file?: string): RpcError {
+	if (err instanceof RpcError) return err;
+	const message = err instanceof Error ? err.message : String(err);
+	const at = file ? where(err, file) : "";
+	return new RpcError({
+		code: ErrorCodes.HandlerFailed,
+		message: at ? `${message} (at ${at})` : message,
+		data: { stack: (err as Error)?.stack },
+	});
+}
+
+export async function load(p: { generation: number; ext: number; path: string; code?: string }): Promise<unknown> {
+	if (p.generation !== generation) newGeneration(p.generation);
+	const inst: Instance = {
+		id: p.ext,
+		gen: p.generation,
+		path: p.path,
+		handlers: new Map(),
+		nextHandler: 0,
+		tools: new Map(),
+		commands: new Map(),
+		shortcuts: new Map(),
+		messageRenderers: new Map(),
+		entryRenderers: new Map(),
+	};
+	instances.set(p.ext, inst);
+	try {
+		const code = p.code ?? fs.readFileSync(p.path, "utf8");
+		const exports = compileModule(p.path, code);
+		const factory = typeof exports === "function" ? exports : exports?.default;
+		if (typeof factory !== "function") {
+			throw new Error("the module has no default export function (export default function (pi: ExtensionAPI) { … })");
+		}
+		await factory(makeAPI(inst));
+	} catch (err) {
+		instances.delete(p.ext);
+		throw handlerError(err, p.path);
+	}
+	return { handlers: inst.nextHandler, tools: [...inst.tools.keys()] };
+}
+
+function instanceOf(ext: number, gen: number): Instance {
+	const inst = instances.get(ext);
+	if (!inst || inst.gen !== gen) {
+		throw new RpcError({ code: ErrorCodes.StaleContext, message: `extension ${ext} of generation ${gen} is not loaded (the runtime was replaced)` });
+	}
+	return inst;
+}
+
+// ---- core -> host requests --------------------------------------------------------------------
+
+/** In-flight core requests by id, for $/cancelRequest. */
+export const inflight = new Map<number | string, AbortController>();
+
+function controller(id: number | string): AbortController {
+	const ac = new AbortController();
+	inflight.set(id, ac);
+	return ac;
+}
+
+export async function event(id: number | string, p: { ext: number; gen: number; handler: number; event: string; payload: any; ctx: number; signal?: boolean }) {
+	const inst = instanceOf(p.ext, p.gen);
+	const h = inst.handlers.get(p.handler);
+	if (!h) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no handler ${p.handler}` });
+	const ac = controller(id);
+	const payload = p.payload ?? {};
+	payload.type = p.event;
+	const fields = MUTABLE[p.event];
+	const before = fields?.map((f) => JSON.stringify(payload[f]));
+	try {
+		const r = await h.fn(payload, new Ctx(p.ctx, p.signal ? ac.signal : undefined));
+		const out: Record<string, unknown> = {};
+		if (r !== undefined && r !== null) out.result = wireResult(p.event, r);
+		if (fields) {
+			const mutated: Record<string, unknown> = {};
+			let any = false;
+			fields.forEach((f, i) => {
+				if (JSON.stringify(payload[f]) !== before![i]) {
+					mutated[f] = payload[f] ?? null;
+					any = true;
+				}
+			});
+			if (any) out.mutated = mutated;
+		}
+		return out;
+	} catch (err) {
+		throw handlerError(err, inst.path);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+export async function toolExecute(id: number | string, p: { ext: number; gen: number; tool: string; toolCallId: string; params: any; ctx: number }) {
+	const inst = instanceOf(p.ext, p.gen);
+	const def = inst.tools.get(p.tool);
+	if (!def) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no tool ${p.tool}` });
+	const ac = controller(id);
+	const onUpdate = (partial: unknown) => notify("tool.update", { id, partialResult: wireToolResult(partial) });
+	try {
+		return wireToolResult(await def.execute(p.toolCallId, p.params ?? {}, ac.signal, onUpdate, new Ctx(p.ctx, ac.signal)));
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+export function toolPrepare(p: { ext: number; gen: number; tool: string; args: any }) {
+	const def = instanceOf(p.ext, p.gen).tools.get(p.tool);
+	return def?.prepareArguments ? def.prepareArguments(p.args) : p.args;
+}
+
+export async function commandRun(id: number | string, p: { ext: number; gen: number; name: string; args: string; ctx: number }) {
+	const inst = instanceOf(p.ext, p.gen);
+	const cmd = inst.commands.get(p.name);
+	if (!cmd) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no command ${p.name}` });
+	const ac = controller(id);
+	try {
+		await cmd.handler(p.args ?? "", new Ctx(p.ctx, ac.signal));
+		return null;
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+export async function commandComplete(p: { ext: number; gen: number; name: string; prefix: string }) {
+	const cmd = instanceOf(p.ext, p.gen).commands.get(p.name);
+	const items = (await cmd?.getArgumentCompletions?.(p.prefix ?? "")) ?? [];
+	return (Array.isArray(items) ? items : []).map((i: any) => (typeof i === "string" ? i : String(i?.value ?? i?.label ?? "")));
+}
+
+export async function shortcutRun(id: number | string, p: { ext: number; gen: number; key: string; ctx: number }) {
+	const inst = instanceOf(p.ext, p.gen);
+	const sc = inst.shortcuts.get(p.key);
+	if (!sc) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no shortcut ${p.key}` });
+	const ac = controller(id);
+	try {
+		await sc.handler(new Ctx(p.ctx, ac.signal));
+		return null;
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+export async function runCallback(p: { callback: number; ctx: number }) {
+	const fn = callbacks.get(p.callback);
+	callbacks.delete(p.callback);
+	if (!fn) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `no callback ${p.callback}` });
+	try {
+		await fn(new Ctx(p.ctx, undefined));
+		return null;
+	} catch (err) {
+		throw handlerError(err);
+	}
+}
+
+export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[] }) {
+	hostInfo.agentDir = p.agentDir ?? "";
+	hostInfo.version = p.version ?? "";
+	if (p.appName) hostInfo.appName = p.appName;
+	if (p.configDirName) hostInfo.configDirName = p.configDirName;
+	knownEvents = new Set(p.events ?? []);
+	return {
+		protocolVersion: 1,
+		name: "atomic-node-host",
+		version: hostInfo.version,
+		runtime: `node ${process.version}`,
+		capabilities: { syncChannel: true, mutablePayloads: MUTABLE },
+	};
+}
+
+export function deliverEvent(p: { channel: string; data: unknown }) {
+	deliverLocal(p.channel, p.data);
+}

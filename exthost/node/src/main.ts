@@ -1,0 +1,111 @@
+// Entry point of atomic's Node.js extension host (exthost/node). The core starts it as
+// `node host.js` with the protocol on stdin/stdout and the sync channel on fds 3 and 4; see
+// docs/extension-protocol.md.
+
+import "./guard";
+import * as host from "./host";
+import { installModuleHook } from "./modules";
+import { ErrorCodes, notify, readLines, type RpcMessage, RpcError, send, settle } from "./rpc";
+
+installModuleHook();
+
+type RequestHandler = (id: number | string, params: any) => unknown;
+
+const requests: Record<string, RequestHandler> = {
+	initialize: (_id, p) => host.initialize(p),
+	load: (_id, p) => host.load(p),
+	event: (id, p) => host.event(id, p),
+	"tool.execute": (id, p) => host.toolExecute(id, p),
+	"tool.prepareArguments": (_id, p) => host.toolPrepare(p),
+	"command.run": (id, p) => host.commandRun(id, p),
+	"command.complete": (_id, p) => host.commandComplete(p),
+	"shortcut.run": (id, p) => host.shortcutRun(id, p),
+	callback: (_id, p) => host.runCallback(p),
+	shutdown: () => {
+		setImmediate(() => process.exit(0));
+		return null;
+	},
+};
+
+const notifications: Record<string, (params: any) => void> = {
+	"$/cancelRequest": (p) => host.inflight.get(p?.id)?.abort(new Error("cancelled by atomic")),
+	"events.deliver": (p) => host.deliverEvent(p),
+};
+
+function reply(id: number | string, result: unknown): void {
+	send({ jsonrpc: "2.0", id, result: result === undefined ? null : result });
+}
+
+function replyError(id: number | string | null, err: unknown): void {
+	const e =
+		err instanceof RpcError
+			? { code: err.code, message: err.message, data: err.data }
+			: { code: ErrorCodes.Internal, message: err instanceof Error ? err.message : String(err) };
+	try {
+		send({ jsonrpc: "2.0", id: id ?? undefined, error: e } as RpcMessage);
+	} catch (sendErr) {
+		// A result that cannot be serialised (a cycle, a BigInt) is reported as such.
+		send({ jsonrpc: "2.0", id: id ?? undefined, error: { code: ErrorCodes.Internal, message: String(sendErr) } } as RpcMessage);
+	}
+}
+
+function onRequest(msg: RpcMessage): void {
+	const id = msg.id as number | string;
+	const h = requests[msg.method!];
+	if (!h) {
+		replyError(id, new RpcError({ code: ErrorCodes.MethodNotFound, message: `unknown method ${msg.method}` }));
+		return;
+	}
+	let out: unknown;
+	try {
+		out = h(id, msg.params ?? {});
+	} catch (err) {
+		replyError(id, err);
+		return;
+	}
+	if (out instanceof Promise) {
+		out.then(
+			(r) => {
+				try {
+					reply(id, r);
+				} catch (err) {
+					replyError(id, new RpcError({ code: ErrorCodes.HandlerFailed, message: `the result is not JSON: ${(err as Error).message}` }));
+				}
+			},
+			(err) => replyError(id, err),
+		);
+	} else {
+		try {
+			reply(id, out);
+		} catch (err) {
+			replyError(id, new RpcError({ code: ErrorCodes.HandlerFailed, message: `the result is not JSON: ${(err as Error).message}` }));
+		}
+	}
+}
+
+readLines(
+	(line) => {
+		let msg: RpcMessage;
+		try {
+			msg = JSON.parse(line);
+		} catch (err) {
+			replyError(null, new RpcError({ code: ErrorCodes.ParseError, message: `parse error: ${(err as Error).message}` }));
+			return;
+		}
+		if (msg.method === undefined) settle(msg);
+		else if (msg.id === undefined) notifications[msg.method]?.(msg.params);
+		else onRequest(msg);
+	},
+	() => process.exit(0),
+);
+
+// The heartbeat (every 50 ms): the core names a stuck callback after a 250 ms gap and restarts an
+// unresponsive host after 1 s.
+setInterval(() => notify("$/heartbeat"), 50).unref();
+
+process.on("unhandledRejection", (err) => {
+	console.error("atomic extension host: unhandled rejection in an extension:", err);
+});
+process.on("uncaughtException", (err) => {
+	console.error("atomic extension host: uncaught exception in an extension:", err);
+});

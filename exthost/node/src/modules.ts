@@ -1,0 +1,177 @@
+// The import names extensions use, served from this bundle (seed 004, "Available Imports"):
+// `@bastani/atomic` and `@mariozechner/pi-coding-agent` (the runtime helpers; the API types are
+// erased by the TypeScript transpiler), `typebox` and `@sinclair/typebox` (the real packages),
+// `@earendil-works/pi-ai` / `@mariozechner/pi-ai` (Type and StringEnum only) and
+// `@earendil-works/pi-tui` / `@mariozechner/pi-tui` (the real @mariozechner/pi-tui 0.73.1, which
+// loads under Node 20; @earendil-works/pi-tui itself needs Node 22). Everything else resolves
+// the normal Node way, from the extension's own directory.
+
+import { spawn } from "node:child_process";
+import Module from "node:module";
+import * as truncate from "./truncate";
+
+/** What the core told the host in `initialize`. */
+export const hostInfo = { agentDir: "", version: "", appName: "atomic", configDirName: ".atomic" };
+
+type Loader = () => any;
+
+function once(f: Loader): Loader {
+	let v: any;
+	let done = false;
+	return () => {
+		if (!done) {
+			v = f();
+			done = true;
+		}
+		return v;
+	};
+}
+
+function stringEnumFor(typebox: () => any) {
+	return <T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}) => {
+		const schema: Record<string, unknown> = { type: "string", enum: [...values] };
+		if (options.description !== undefined) schema.description = options.description;
+		if (options.default !== undefined) schema.default = options.default;
+		return typebox().Type.Unsafe(schema);
+	};
+}
+
+const typeboxNew = once(() => require("typebox"));
+const typeboxOld = once(() => require("@sinclair/typebox"));
+
+function piAi(typebox: () => any) {
+	return once(() => ({ __esModule: true, Type: typebox().Type, StringEnum: stringEnumFor(typebox) }));
+}
+
+const toolGuard = (name: string) => (e: any) => e?.toolName === name;
+
+/** A FIFO per path, the contract of pi's withFileMutationQueue. */
+const mutationQueues = new Map<string, Promise<unknown>>();
+function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
+	const prev = mutationQueues.get(path) ?? Promise.resolve();
+	const next = prev.then(fn, fn);
+	mutationQueues.set(
+		path,
+		next.catch(() => undefined),
+	);
+	return next;
+}
+
+/** createLocalBashOperations runs commands with the local shell (pi's BashOperations). */
+function createLocalBashOperations() {
+	return {
+		exec(command: string, cwd: string, options: { onData?: (d: Buffer) => void; signal?: AbortSignal; timeout?: number; env?: NodeJS.ProcessEnv } = {}) {
+			return new Promise<{ exitCode: number | null }>((resolve, reject) => {
+				const child = spawn(process.env.SHELL || "/bin/sh", ["-c", command], { cwd, env: options.env ?? process.env, signal: options.signal });
+				child.stdout.on("data", (d: Buffer) => options.onData?.(d));
+				child.stderr.on("data", (d: Buffer) => options.onData?.(d));
+				let timer: NodeJS.Timeout | undefined;
+				if (options.timeout && options.timeout > 0) timer = setTimeout(() => child.kill("SIGKILL"), options.timeout * 1000);
+				child.on("error", (err) => {
+					if (timer) clearTimeout(timer);
+					reject(err);
+				});
+				child.on("close", (code) => {
+					if (timer) clearTimeout(timer);
+					resolve({ exitCode: code });
+				});
+			});
+		},
+	};
+}
+
+function codingAgent(configDirName: () => string, appName: () => string, typebox: () => any) {
+	return once(() => ({
+		__esModule: true,
+		get CONFIG_DIR_NAME() {
+			return configDirName();
+		},
+		get APP_NAME() {
+			return appName();
+		},
+		get VERSION() {
+			return hostInfo.version;
+		},
+		getAgentDir: () => hostInfo.agentDir,
+		defineTool: <T>(def: T) => def,
+		isToolCallEventType: (name: string, event: any) => event?.toolName === name,
+		isBashToolResult: toolGuard("bash"),
+		isReadToolResult: toolGuard("read"),
+		isEditToolResult: toolGuard("edit"),
+		isWriteToolResult: toolGuard("write"),
+		isGrepToolResult: toolGuard("grep"),
+		isFindToolResult: toolGuard("find"),
+		isLsToolResult: toolGuard("ls"),
+		isSearchToolResult: toolGuard("search"),
+		StringEnum: stringEnumFor(typebox),
+		...truncate,
+		withFileMutationQueue,
+		createLocalBashOperations,
+		createEventBus: () => createLocalBus(),
+		keyHint: (_action: string, description: string) => description,
+		rawKeyHint: (key: string, description: string) => `${key} ${description}`,
+	}));
+}
+
+/** A stand-alone event bus (createEventBus); pi.events is the shared one of the host. */
+export function createLocalBus() {
+	const subs = new Map<string, Set<(data: unknown) => void>>();
+	return {
+		on(channel: string, handler: (data: unknown) => void) {
+			let set = subs.get(channel);
+			if (!set) subs.set(channel, (set = new Set()));
+			set.add(handler);
+			return () => {
+				set.delete(handler);
+			};
+		},
+		emit(channel: string, data: unknown) {
+			for (const h of [...(subs.get(channel) ?? [])]) {
+				try {
+					h(data);
+				} catch (err) {
+					console.error(`event bus handler for ${channel} failed:`, err);
+				}
+			}
+		},
+	};
+}
+
+const atomicModule = codingAgent(
+	() => hostInfo.configDirName,
+	() => hostInfo.appName,
+	typeboxNew,
+);
+const piModule = codingAgent(
+	() => ".pi",
+	() => "pi",
+	typeboxOld,
+);
+const tui = once(() => require("@mariozechner/pi-tui"));
+
+/** The virtual modules by import name. */
+export const virtualModules: Record<string, Loader> = {
+	"@bastani/atomic": atomicModule,
+	"@mariozechner/pi-coding-agent": piModule,
+	typebox: typeboxNew,
+	"typebox/value": once(() => require("typebox/value")),
+	"typebox/compile": once(() => require("typebox/compile")),
+	"@sinclair/typebox": typeboxOld,
+	"@sinclair/typebox/value": once(() => require("@sinclair/typebox/value")),
+	"@sinclair/typebox/compiler": once(() => require("@sinclair/typebox/compiler")),
+	"@earendil-works/pi-ai": piAi(typeboxNew),
+	"@mariozechner/pi-ai": piAi(typeboxOld),
+	"@earendil-works/pi-tui": tui,
+	"@mariozechner/pi-tui": tui,
+};
+
+/** installModuleHook makes require() of a virtual name return the bundled module. */
+export function installModuleHook(): void {
+	const M = Module as any;
+	const load = M._load;
+	M._load = function (request: string, parent: unknown, isMain: boolean) {
+		const v = virtualModules[request];
+		if (v) return v();
+		return load.call(this, request, parent, isMain);
+	};
+}

@@ -85,6 +85,9 @@ func run(o *Options) error {
 		fmt.Fprintln(o.Stdout, version)
 		return nil
 	}
+	if o.Export != "" {
+		return runExport(o) // export.go: before any model or session resolution
+	}
 	switch o.Mode {
 	case "", "text", "json", "rpc":
 	default:

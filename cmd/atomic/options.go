@@ -38,6 +38,8 @@ type Options struct {
 	Offline            bool
 	Verbose            bool
 	Replay             string
+	// Export is --export <session.jsonl>: write the session as HTML and exit (export.go).
+	Export string
 
 	// ExtensionFlags are the unknown --name[=value] options, for flags extensions register.
 	ExtensionFlags []extensionFlag
@@ -114,6 +116,7 @@ Examples:
 	f.BoolVar(&opts.Offline, "offline", false, "no start-up network operations (atomic makes none; accepted for compatibility)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
 	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")
+	f.StringVar(&opts.Export, "export", "", "write a session file as a self-contained HTML page and exit: --export <session.jsonl> [out.html]")
 	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")
 	addExtensionFlags(f, &opts.extensionFlagsOptions) // extensions.go
 	cmd.AddCommand(newEventsCmd(opts))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/atomic-cli/atomic/export"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/session"
@@ -90,7 +91,15 @@ func init() {
 			st, err := rt.Session().Stats()
 			return result{data: st, err: err}
 		},
-		"export_html": unavailable("HTML export (export_html)"),
+		// export_html (rpc-and-json.md §3.6): the live session at its current leaf as one HTML
+		// file; data {path} is absolute. In-memory and not-yet-written sessions are errors.
+		"export_html": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			path, err := export.Session(rt.Session().Store(), c.params.(*exportParams).OutputPath)
+			if err != nil {
+				return result{err: err}
+			}
+			return result{data: map[string]string{"path": path}}
+		},
 		"switch_session": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			path := c.params.(*switchParams).SessionPath
 			if _, err := os.Stat(path); err != nil {

@@ -60,3 +60,31 @@ func RepairToolCalls(msgs []Message) []Message {
 	flush()
 	return out
 }
+
+// SanitizeToolCallID makes a tool call id of another provider acceptable to an API that allows
+// only [a-zA-Z0-9_-] and at most maxLen bytes: every other byte becomes '_' and the id is cut to
+// maxLen bytes. An acceptable id comes back unchanged. It is a pure function, so a call and its
+// result still match after conversion.
+func SanitizeToolCallID(id string, maxLen int) string {
+	ok := len(id) <= maxLen
+	for i := 0; ok && i < len(id); i++ {
+		ok = isIDByte(id[i])
+	}
+	if ok {
+		return id
+	}
+	b := []byte(id)
+	for i, c := range b {
+		if !isIDByte(c) {
+			b[i] = '_'
+		}
+	}
+	if len(b) > maxLen {
+		b = b[:maxLen]
+	}
+	return string(b)
+}
+
+func isIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}

@@ -13,6 +13,18 @@ type ToolSpec struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
+// emptySchema is the schema of a tool without arguments.
+var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
+
+// Schema returns Parameters, or the schema of an empty arguments object when it is empty: the
+// provider APIs require a schema for every tool.
+func (t ToolSpec) Schema() json.RawMessage {
+	if len(t.Parameters) == 0 {
+		return emptySchema
+	}
+	return t.Parameters
+}
+
 // Request is one call to a provider: the conversation so far (already converted to the roles a
 // provider accepts: user, assistant, toolResult), the system prompt, the tools and the options.
 type Request struct {

@@ -88,24 +88,17 @@ func (t *Find) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 	if err := checkAborted(ctx); err != nil {
 		return Result{}, err
 	}
-	if p.Path == "" {
-		p.Path = "."
-	}
-	root := ResolveToCwd(p.Path, t.cwd)
+	root := listingRoot(p.Path, t.cwd)
 	limit := max(intArg(p.Limit, DefaultFindLimit), 1)
 	match, err := globMatcher(p.Pattern)
 	if err != nil {
 		return Result{}, err
 	}
-	fi, err := t.ops.Stat(ctx, root)
-	if err != nil {
-		return Result{}, fmt.Errorf("Path not found: %s", root)
-	}
-	if !fi.IsDir() {
-		return Result{}, fmt.Errorf("Not a directory: %s", root)
+	if err := statDir(ctx, t.ops, root); err != nil {
+		return Result{}, err
 	}
 	var found []string
-	err = t.ops.Walk(ctx, root, func(rel string, typ fs.FileMode) error {
+	err = walkRoot(ctx, t.ops, "find", root, func(rel string, typ fs.FileMode) error {
 		if !match(rel) {
 			return nil
 		}
@@ -116,32 +109,22 @@ func (t *Find) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 		return nil
 	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return Result{}, ErrAborted
-		}
-		return Result{}, fmt.Errorf("find: walk %s: %w", root, err)
+		return Result{}, err
 	}
 	if len(found) == 0 {
 		return TextResult("No files found matching pattern", nil), nil
 	}
 	sort.Strings(found)
 	var d FindDetails
-	var notices []string
+	var limitNotice string
 	if len(found) >= limit {
 		found = found[:limit]
 		d.ResultLimitReached = limit
-		notices = append(notices, fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, 2*limit))
+		limitNotice = fmt.Sprintf("%d results limit reached. Use limit=%d for more, or refine pattern", limit, 2*limit)
 	}
-	out, tr := truncateListing(strings.Join(found, "\n"))
-	if tr != nil {
-		d.Truncation = tr
-		notices = append(notices, FormatSize(DefaultMaxBytes)+" limit reached")
-	}
-	out += noticeBlock(notices)
-	if d == (FindDetails{}) {
-		return TextResult(out, nil), nil
-	}
-	return TextResult(out, d), nil
+	out, tr := listingOutput(found, limitNotice, "")
+	d.Truncation = tr
+	return detailsResult(out, d), nil
 }
 
 // globMatcher compiles a find or grep glob: a pattern with a "/" is matched against the whole

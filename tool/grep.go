@@ -107,17 +107,14 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 	if err := checkAborted(ctx); err != nil {
 		return Result{}, err
 	}
-	if p.Path == "" {
-		p.Path = "."
-	}
 	m, err := newLineMatcher(p.Pattern, p.Literal, p.IgnoreCase)
 	if err != nil {
 		return Result{}, err
 	}
-	root := ResolveToCwd(p.Path, t.cwd)
-	fi, err := t.ops.Stat(ctx, root)
+	root := listingRoot(p.Path, t.cwd)
+	fi, err := statRoot(ctx, t.ops, root)
 	if err != nil {
-		return Result{}, fmt.Errorf("Path not found: %s", root)
+		return Result{}, err
 	}
 	limit := max(intArg(p.Limit, DefaultGrepLimit), 1)
 	s := grepSearch{
@@ -137,17 +134,14 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 			}
 			include = func(rel string) bool { return match(rel) != negate }
 		}
-		err := t.ops.Walk(ctx, root, func(rel string, typ fs.FileMode) error {
+		err := walkRoot(ctx, t.ops, "grep", root, func(rel string, typ fs.FileMode) error {
 			if typ.Type() == 0 && include(rel) {
 				files = append(files, grepFile{abs: filepath.Join(root, filepath.FromSlash(rel)), display: rel})
 			}
 			return nil
 		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return Result{}, ErrAborted
-			}
-			return Result{}, fmt.Errorf("grep: walk %s: %w", root, err)
+			return Result{}, err
 		}
 		sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
 	}
@@ -160,25 +154,18 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 		return TextResult("No matches found", nil), nil
 	}
 	var d GrepDetails
-	var notices []string
+	var limitNotice, linesNotice string
 	if count >= limit {
 		d.MatchLimitReached = limit
-		notices = append(notices, fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", limit, 2*limit))
-	}
-	out, tr := truncateListing(strings.Join(lines, "\n"))
-	if tr != nil {
-		d.Truncation = tr
-		notices = append(notices, FormatSize(DefaultMaxBytes)+" limit reached")
+		limitNotice = fmt.Sprintf("%d matches limit reached. Use limit=%d for more, or refine pattern", limit, 2*limit)
 	}
 	if linesTruncated {
 		d.LinesTruncated = true
-		notices = append(notices, fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", GrepMaxLineLength))
+		linesNotice = fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", GrepMaxLineLength)
 	}
-	out += noticeBlock(notices)
-	if d == (GrepDetails{}) {
-		return TextResult(out, nil), nil
-	}
-	return TextResult(out, d), nil
+	out, tr := listingOutput(lines, limitNotice, linesNotice)
+	d.Truncation = tr
+	return detailsResult(out, d), nil
 }
 
 // grepFile is one file to search and the path shown for it.

@@ -82,17 +82,10 @@ func (t *Ls) Execute(ctx context.Context, call Call, _ func(Result)) (Result, er
 	if err := checkAborted(ctx); err != nil {
 		return Result{}, err
 	}
-	if p.Path == "" {
-		p.Path = "."
-	}
-	dir := ResolveToCwd(p.Path, t.cwd)
+	dir := listingRoot(p.Path, t.cwd)
 	limit := max(intArg(p.Limit, DefaultLsLimit), 1)
-	fi, err := t.ops.Stat(ctx, dir)
-	if err != nil {
-		return Result{}, fmt.Errorf("Path not found: %s", dir)
-	}
-	if !fi.IsDir() {
-		return Result{}, fmt.Errorf("Not a directory: %s", dir)
+	if err := statDir(ctx, t.ops, dir); err != nil {
+		return Result{}, err
 	}
 	names, err := t.ops.ReadDir(ctx, dir)
 	if err != nil {
@@ -128,37 +121,12 @@ func (t *Ls) Execute(ctx context.Context, call Call, _ func(Result)) (Result, er
 		return TextResult("(empty directory)", nil), nil
 	}
 	var d LsDetails
-	var notices []string
+	var limitNotice string
 	if limitReached {
-		notices = append(notices, fmt.Sprintf("%d entries limit reached. Use limit=%d for more", limit, 2*limit))
+		limitNotice = fmt.Sprintf("%d entries limit reached. Use limit=%d for more", limit, 2*limit)
 		d.EntryLimitReached = limit
 	}
-	out, tr := truncateListing(strings.Join(entries, "\n"))
-	if tr != nil {
-		notices = append(notices, FormatSize(DefaultMaxBytes)+" limit reached")
-		d.Truncation = tr
-	}
-	out += noticeBlock(notices)
-	if d == (LsDetails{}) {
-		return TextResult(out, nil), nil
-	}
-	return TextResult(out, d), nil
-}
-
-// truncateListing byte-truncates a listing from the top without a line cap (ls, find, grep) and
-// returns the kept text with the truncation when something was cut.
-func truncateListing(text string) (string, *Truncation) {
-	tr := TruncateHead(text, TruncateOptions{MaxLines: noLineLimit})
-	if !tr.Truncated {
-		return tr.Content, nil
-	}
-	return tr.Content, &tr
-}
-
-// noticeBlock renders notices as pi appends them: "\n\n[a. b]", or "" when there are none.
-func noticeBlock(notices []string) string {
-	if len(notices) == 0 {
-		return ""
-	}
-	return "\n\n[" + strings.Join(notices, ". ") + "]"
+	out, tr := listingOutput(entries, limitNotice, "")
+	d.Truncation = tr
+	return detailsResult(out, d), nil
 }

@@ -80,23 +80,35 @@ type Truncation struct {
 	MaxBytes              int  `json:"maxBytes"`
 }
 
-// TruncateHead keeps whole lines from the start of content while at most opts.MaxLines lines and
-// opts.MaxBytes bytes (newlines between kept lines included) fit (tools.md §3, truncateHead). It
-// is used for file reads and listings. When the first line alone is over the byte limit the
-// result is empty with FirstLineExceedsLimit set.
-func TruncateHead(content string, opts TruncateOptions) Truncation {
+// measure starts the truncation of content within opts' limits: totals and limits are set, and
+// when content fits (fits is true) the result is final, the whole content kept. Otherwise
+// Truncated is set and the caller decides what to keep.
+func measure(content string, opts TruncateOptions) (t Truncation, fits bool) {
 	maxLines, maxBytes := opts.limits()
 	totalBytes := len(content)
 	totalLines := strings.Count(content, "\n") + 1
-	t := Truncation{
+	t = Truncation{
 		TotalLines: totalLines, TotalBytes: totalBytes,
 		MaxLines: maxLines, MaxBytes: maxBytes,
 	}
 	if totalLines <= maxLines && totalBytes <= maxBytes {
 		t.Content, t.OutputLines, t.OutputBytes = content, totalLines, totalBytes
-		return t
+		return t, true
 	}
 	t.Truncated = true
+	return t, false
+}
+
+// TruncateHead keeps whole lines from the start of content while at most opts.MaxLines lines and
+// opts.MaxBytes bytes (newlines between kept lines included) fit (tools.md §3, truncateHead). It
+// is used for file reads and listings. When the first line alone is over the byte limit the
+// result is empty with FirstLineExceedsLimit set.
+func TruncateHead(content string, opts TruncateOptions) Truncation {
+	t, fits := measure(content, opts)
+	if fits {
+		return t
+	}
+	maxLines, maxBytes := t.MaxLines, t.MaxBytes
 	first := content
 	if i := strings.IndexByte(content, '\n'); i >= 0 {
 		first = content[:i]
@@ -144,18 +156,11 @@ func TruncateHead(content string, opts TruncateOptions) Truncation {
 // line alone is over the byte limit, its final MaxBytes bytes are kept (cut on a UTF-8 boundary)
 // and LastLinePartial is set.
 func TruncateTail(content string, opts TruncateOptions) Truncation {
-	maxLines, maxBytes := opts.limits()
-	totalBytes := len(content)
-	totalLines := strings.Count(content, "\n") + 1
-	t := Truncation{
-		TotalLines: totalLines, TotalBytes: totalBytes,
-		MaxLines: maxLines, MaxBytes: maxBytes,
-	}
-	if totalLines <= maxLines && totalBytes <= maxBytes {
-		t.Content, t.OutputLines, t.OutputBytes = content, totalLines, totalBytes
+	t, fits := measure(content, opts)
+	if fits {
 		return t
 	}
-	t.Truncated = true
+	maxLines, maxBytes := t.MaxLines, t.MaxBytes
 	t.TruncatedBy = TruncatedByLines
 	// start is the byte offset of the first kept line; kept bytes are content[start:].
 	start, n, size := len(content), 0, 0

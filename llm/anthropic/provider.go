@@ -46,14 +46,8 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.E
 		Payload: func() any { return buildPayload(req) },
 		Hooks:   req.Hooks,
 	}
-	res, err := sse.Open(ctx, call)
-	if err != nil {
-		msg, aborted := sse.Failure(ctx, err)
-		return b.Fail(msg, aborted, m)
-	}
-	defer res.Close()
-	s := streamState{b: b, m: m}
-	return s.run(ctx, res.Events)
+	s := &streamState{b: b, m: m}
+	return sse.Stream(ctx, call, b, m, s.run)
 }
 
 // Endpoint returns the messages URL of baseURL: baseURL + "/v1/messages", or + "/messages" when

@@ -99,8 +99,6 @@ type thinkingParams struct {
 	BudgetTokens int    `json:"budget_tokens"`
 }
 
-var emptySchema = json.RawMessage(`{"type":"object","properties":{}}`)
-
 // buildPayload converts req into the Messages API request body.
 func buildPayload(req *llm.Request) *payload {
 	m := req.Model
@@ -122,11 +120,7 @@ func buildPayload(req *llm.Request) *payload {
 	}
 
 	for _, t := range req.Tools {
-		schema := t.Parameters
-		if len(schema) == 0 {
-			schema = emptySchema
-		}
-		p.Tools = append(p.Tools, toolParam{Name: t.Name, Description: t.Description, InputSchema: schema})
+		p.Tools = append(p.Tools, toolParam{Name: t.Name, Description: t.Description, InputSchema: t.Schema()})
 	}
 	return p
 }
@@ -177,7 +171,7 @@ func convertMessages(m *llm.Model, msgs []llm.Message) []message {
 		msg := &msgs[i]
 		switch msg.Role {
 		case llm.RoleUser:
-			if content := userContent(m, msg.Content); len(content) > 0 {
+			if content := contentBlocks(m, msg.Content); len(content) > 0 {
 				out = append(out, message{Role: "user", Content: content})
 			}
 		case llm.RoleAssistant:
@@ -212,8 +206,9 @@ func isToolResults(content []any) bool {
 
 const imageOmitted = "(image omitted: the model does not accept images)"
 
-// userContent converts user blocks. The API rejects blank text blocks, so they are dropped.
-func userContent(m *llm.Model, blocks []llm.Content) []any {
+// contentBlocks converts the text and image blocks of a user message or a tool result. The API
+// rejects blank text blocks, so they are dropped.
+func contentBlocks(m *llm.Model, blocks []llm.Content) []any {
 	var out []any
 	for _, c := range blocks {
 		switch c.Type {
@@ -250,18 +245,7 @@ func toolResultContent(m *llm.Model, blocks []llm.Content) any {
 		}
 		return nil
 	}
-	var out []any
-	for _, c := range blocks {
-		switch c.Type {
-		case llm.ContentText:
-			if strings.TrimSpace(c.Text) != "" {
-				out = append(out, &textBlock{Type: "text", Text: c.Text})
-			}
-		case llm.ContentImage:
-			out = append(out, image(m, c))
-		}
-	}
-	return out
+	return contentBlocks(m, blocks)
 }
 
 // assistantContent converts an assistant message. Thinking is sent back as thinking only to the
@@ -298,27 +282,5 @@ func assistantContent(m *llm.Model, msg *llm.Message) []any {
 }
 
 // toolCallID makes an id of another provider acceptable to Anthropic, which allows only
-// [a-zA-Z0-9_-] and 64 characters. It is a pure function, so a call and its result still match.
-func toolCallID(id string) string {
-	ok := len(id) <= 64
-	for i := 0; ok && i < len(id); i++ {
-		ok = isIDByte(id[i])
-	}
-	if ok {
-		return id
-	}
-	b := []byte(id)
-	for i, c := range b {
-		if !isIDByte(c) {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 64 {
-		b = b[:64]
-	}
-	return string(b)
-}
-
-func isIDByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
+// [a-zA-Z0-9_-] and 64 characters.
+func toolCallID(id string) string { return llm.SanitizeToolCallID(id, 64) }

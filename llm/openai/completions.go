@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/llm/sse"
 )
 
 // Completions streams from the OpenAI Chat Completions API and the many servers that copy it
@@ -36,26 +35,10 @@ var _ llm.Provider = (*Completions)(nil)
 // gives StopReason error with the content so far; a cancelled ctx gives StopReason aborted with
 // the content so far.
 func (p *Completions) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) llm.Message {
-	m := req.Model
-	b := llm.NewBuilder(m, emit)
-	if m == nil {
-		return b.Fail("openai: the request has no model", false, nil)
-	}
-	call := &sse.Call{
-		Client:  req.HTTPClient,
-		URL:     endpoint(m.BaseURL, "/chat/completions"),
-		Headers: headers(req),
-		Payload: func() any { return completionsPayload(req) },
-		Hooks:   req.Hooks,
-	}
-	res, err := sse.Open(ctx, call)
-	if err != nil {
-		msg, aborted := sse.Failure(ctx, err)
-		return b.Fail(msg, aborted, m)
-	}
-	defer res.Close()
-	s := completionsStream{b: b, m: m, tools: map[int]*toolState{}}
-	return s.run(ctx, res.Events)
+	return stream(ctx, req, emit, "/chat/completions", func() any { return completionsPayload(req) },
+		func(b *llm.Builder, m *llm.Model) eventStream {
+			return &completionsStream{b: b, m: m, tools: map[int]*toolState{}}
+		})
 }
 
 type chatPayload struct {
@@ -149,7 +132,11 @@ type chatToolResult struct {
 	Name       string `json:"name,omitempty"`
 }
 
-var emptyParams = json.RawMessage(`{"type":"object","properties":{}}`)
+// chatParts makes the content parts of Chat Completions user messages.
+var chatParts = partMaker{
+	text:  func(s string) any { return &textPart{Type: "text", Text: s} },
+	image: func(c llm.Content) any { return &imagePart{Type: "image_url", ImageURL: imageURL{URL: dataURL(c)}} },
+}
 
 // completionsPayload builds the Chat Completions request body of req.
 func completionsPayload(req *llm.Request) *chatPayload {
@@ -168,16 +155,8 @@ func completionsPayload(req *llm.Request) *chatPayload {
 			p.MaxCompletionTokens = n
 		}
 	}
-	strict := m.CompatBool("supportsStrictMode", true)
 	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = emptyParams
-		}
-		fn := chatFunction{Name: t.Name, Description: t.Description, Parameters: params}
-		if strict {
-			fn.Strict = new(bool)
-		}
+		fn := chatFunction{Name: t.Name, Description: t.Description, Parameters: t.Schema(), Strict: strictParam(m)}
 		p.Tools = append(p.Tools, chatTool{Type: "function", Function: fn})
 	}
 	setThinking(p, m, llm.ClampThinkingLevel(m, req.ThinkingLevel))
@@ -230,11 +209,7 @@ func chatMessages(req *llm.Request) []any {
 		if len(toolImages) == 0 {
 			return
 		}
-		parts := []any{&textPart{Type: "text", Text: toolImagesIntro}}
-		for _, c := range toolImages {
-			parts = append(parts, &imagePart{Type: "image_url", ImageURL: imageURL{URL: dataURL(c)}})
-		}
-		out = append(out, &chatUser{Role: "user", Content: parts})
+		out = append(out, &chatUser{Role: "user", Content: chatParts.toolImages(toolImages)})
 		toolImages = nil
 		lastRole = "user"
 	}
@@ -253,18 +228,7 @@ func chatMessages(req *llm.Request) []any {
 				lastRole = "user"
 				continue
 			}
-			var parts []any
-			for _, c := range msg.Content {
-				switch {
-				case c.Type == llm.ContentText:
-					parts = append(parts, &textPart{Type: "text", Text: c.Text})
-				case c.Type == llm.ContentImage && images:
-					parts = append(parts, &imagePart{Type: "image_url", ImageURL: imageURL{URL: dataURL(c)}})
-				case c.Type == llm.ContentImage:
-					parts = append(parts, &textPart{Type: "text", Text: imageOmitted})
-				}
-			}
-			if len(parts) > 0 {
+			if parts := chatParts.user(msg.Content, images); len(parts) > 0 {
 				out = append(out, &chatUser{Role: "user", Content: parts})
 				lastRole = "user"
 			}
@@ -274,12 +238,7 @@ func chatMessages(req *llm.Request) []any {
 				lastRole = "assistant"
 			}
 		case llm.RoleToolResult:
-			text := llm.TextOf(msg.Content, "\n")
-			imgs := toolResultImages(msg)
-			if len(imgs) > 0 && !images {
-				text += "\n" + imageOmitted
-				imgs = nil
-			}
+			text, imgs := toolResult(msg, images)
 			tr := &chatToolResult{Role: "tool", Content: text, ToolCallID: chatCallID(msg.ToolCallID)}
 			if withName {
 				tr.Name = msg.ToolName
@@ -320,13 +279,9 @@ func chatAssistantMessage(m *llm.Model, msg *llm.Message) *chatAssistant {
 				text = append(text, c.Thinking)
 			}
 		case llm.ContentToolCall:
-			args, err := json.Marshal(c.Arguments)
-			if err != nil || c.Arguments == nil {
-				args = []byte("{}")
-			}
 			a.ToolCalls = append(a.ToolCalls, chatToolCall{
 				ID: chatCallID(c.ID), Type: "function",
-				Function: chatCallFunction{Name: c.Name, Arguments: string(args)},
+				Function: chatCallFunction{Name: c.Name, Arguments: argumentsJSON(c)},
 			})
 		}
 	}
@@ -352,29 +307,5 @@ func chatAssistantMessage(m *llm.Model, msg *llm.Message) *chatAssistant {
 }
 
 // chatCallID makes a stored tool call id acceptable to Chat Completions servers: the call id part
-// of a Responses id, only [a-zA-Z0-9_-], at most 40 characters (OpenAI's limit). It is a pure
-// function, so a call and its result still match.
-func chatCallID(id string) string {
-	id = callID(id)
-	ok := len(id) <= 40
-	for i := 0; ok && i < len(id); i++ {
-		ok = isIDByte(id[i])
-	}
-	if ok {
-		return id
-	}
-	b := []byte(id)
-	for i, c := range b {
-		if !isIDByte(c) {
-			b[i] = '_'
-		}
-	}
-	if len(b) > 40 {
-		b = b[:40]
-	}
-	return string(b)
-}
-
-func isIDByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
-}
+// of a Responses id, only [a-zA-Z0-9_-], at most 40 characters (OpenAI's limit).
+func chatCallID(id string) string { return llm.SanitizeToolCallID(callID(id), 40) }

@@ -128,15 +128,11 @@ func (s *completionsStream) chunk(c *chatChunk) {
 		s.b.SetResponseID(c.ID)
 	}
 	if c.Usage != nil {
-		u := s.b.Usage()
 		cached := int64(0)
 		if c.Usage.PromptTokensDetails != nil {
 			cached = c.Usage.PromptTokensDetails.CachedTokens
 		}
-		u.Input = c.Usage.PromptTokens - cached
-		u.CacheRead = cached
-		u.Output = c.Usage.CompletionTokens
-		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+		setUsage(s.b.Usage(), c.Usage.PromptTokens, cached, c.Usage.CompletionTokens)
 	}
 	if len(c.Choices) == 0 {
 		return

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/llm/sse"
 )
 
 // Responses streams from the OpenAI Responses API. The zero value is ready to use.
@@ -35,26 +34,10 @@ var _ llm.Provider = (*Responses)(nil)
 // that ends before response.completed (or response.incomplete) gives StopReason error with the
 // content so far; a cancelled ctx gives StopReason aborted with the content so far.
 func (p *Responses) Stream(ctx context.Context, req *llm.Request, emit func(llm.Event)) llm.Message {
-	m := req.Model
-	b := llm.NewBuilder(m, emit)
-	if m == nil {
-		return b.Fail("openai: the request has no model", false, nil)
-	}
-	call := &sse.Call{
-		Client:  req.HTTPClient,
-		URL:     endpoint(m.BaseURL, "/responses"),
-		Headers: headers(req),
-		Payload: func() any { return responsesPayload(req) },
-		Hooks:   req.Hooks,
-	}
-	res, err := sse.Open(ctx, call)
-	if err != nil {
-		msg, aborted := sse.Failure(ctx, err)
-		return b.Fail(msg, aborted, m)
-	}
-	defer res.Close()
-	s := responsesStream{b: b, m: m, items: map[int]*itemState{}}
-	return s.run(ctx, res.Events)
+	return stream(ctx, req, emit, "/responses", func() any { return responsesPayload(req) },
+		func(b *llm.Builder, m *llm.Model) eventStream {
+			return &responsesStream{b: b, m: m, items: map[int]*itemState{}}
+		})
 }
 
 type respPayload struct {
@@ -131,22 +114,21 @@ type functionCallOutput struct {
 	Output string `json:"output"`
 }
 
+// inputParts makes the content parts of Responses user messages.
+var inputParts = partMaker{
+	text:  func(s string) any { return &inputText{Type: "input_text", Text: s} },
+	image: func(c llm.Content) any { return &inputImage{Type: "input_image", Detail: "auto", ImageURL: dataURL(c)} },
+}
+
 // responsesPayload builds the Responses request body of req.
 func responsesPayload(req *llm.Request) *respPayload {
 	m := req.Model
 	p := &respPayload{Model: m.ID, Stream: true, Input: responsesInput(req), PromptCacheKey: req.SessionID}
 	p.MaxOutputTokens = maxTokens(req)
-	strict := m.CompatBool("supportsStrictMode", true)
 	for _, t := range req.Tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = emptyParams
-		}
-		rt := respTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params}
-		if strict {
-			rt.Strict = new(bool)
-		}
-		p.Tools = append(p.Tools, rt)
+		p.Tools = append(p.Tools, respTool{
+			Type: "function", Name: t.Name, Description: t.Description, Parameters: t.Schema(), Strict: strictParam(m),
+		})
 	}
 	if level := llm.ClampThinkingLevel(m, req.ThinkingLevel); level != llm.ThinkingOff {
 		p.Reasoning = &respReasoning{Effort: reasoningEffort(m, level), Summary: "auto"}
@@ -169,11 +151,7 @@ func responsesInput(req *llm.Request) []any {
 		if len(toolImages) == 0 {
 			return
 		}
-		parts := []any{&inputText{Type: "input_text", Text: toolImagesIntro}}
-		for _, c := range toolImages {
-			parts = append(parts, &inputImage{Type: "input_image", Detail: "auto", ImageURL: dataURL(c)})
-		}
-		out = append(out, &respUser{Role: "user", Content: parts})
+		out = append(out, &respUser{Role: "user", Content: inputParts.toolImages(toolImages)})
 		toolImages = nil
 	}
 	for i := range msgs {
@@ -183,29 +161,13 @@ func responsesInput(req *llm.Request) []any {
 		}
 		switch msg.Role {
 		case llm.RoleUser:
-			var parts []any
-			for _, c := range msg.Content {
-				switch {
-				case c.Type == llm.ContentText:
-					parts = append(parts, &inputText{Type: "input_text", Text: c.Text})
-				case c.Type == llm.ContentImage && images:
-					parts = append(parts, &inputImage{Type: "input_image", Detail: "auto", ImageURL: dataURL(c)})
-				case c.Type == llm.ContentImage:
-					parts = append(parts, &inputText{Type: "input_text", Text: imageOmitted})
-				}
-			}
-			if len(parts) > 0 {
+			if parts := inputParts.user(msg.Content, images); len(parts) > 0 {
 				out = append(out, &respUser{Role: "user", Content: parts})
 			}
 		case llm.RoleAssistant:
 			out = appendAssistantItems(out, m, msg)
 		case llm.RoleToolResult:
-			text := llm.TextOf(msg.Content, "\n")
-			imgs := toolResultImages(msg)
-			if len(imgs) > 0 && !images {
-				text += "\n" + imageOmitted
-				imgs = nil
-			}
+			text, imgs := toolResult(msg, images)
 			out = append(out, &functionCallOutput{Type: "function_call_output", CallID: callID(msg.ToolCallID), Output: text})
 			toolImages = append(toolImages, imgs...)
 		}
@@ -250,11 +212,7 @@ func appendAssistantItems(out []any, m *llm.Model, msg *llm.Message) []any {
 				out = append(out, &respText{Role: "assistant", Content: c.Text})
 			}
 		case llm.ContentToolCall:
-			args, err := json.Marshal(c.Arguments)
-			if err != nil || c.Arguments == nil {
-				args = []byte("{}")
-			}
-			fc := &functionCall{Type: "function_call", CallID: callID(c.ID), Name: c.Name, Arguments: string(args)}
+			fc := &functionCall{Type: "function_call", CallID: callID(c.ID), Name: c.Name, Arguments: argumentsJSON(c)}
 			if withIDs {
 				if _, item, ok := strings.Cut(c.ID, "|"); ok && strings.HasPrefix(item, "fc_") {
 					fc.ID = item

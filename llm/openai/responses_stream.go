@@ -244,15 +244,11 @@ func (s *responsesStream) complete(r *respResponse) llm.Message {
 		s.b.SetResponseID(r.ID)
 	}
 	if r.Usage != nil {
-		u := s.b.Usage()
 		cached := int64(0)
 		if r.Usage.InputTokensDetails != nil {
 			cached = r.Usage.InputTokensDetails.CachedTokens
 		}
-		u.Input = r.Usage.InputTokens - cached
-		u.CacheRead = cached
-		u.Output = r.Usage.OutputTokens
-		u.TotalTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+		setUsage(s.b.Usage(), r.Usage.InputTokens, cached, r.Usage.OutputTokens)
 	}
 	switch r.Status {
 	case "incomplete":

@@ -233,6 +233,20 @@ func Failure(ctx context.Context, err error) (msg string, aborted bool) {
 	return err.Error(), false
 }
 
+// Stream is the part of a provider's llm.Provider.Stream that every wire API shares: it opens c
+// and returns what read makes of the events. When Open fails it returns b's failed message for
+// model m instead, aborted when ctx was cancelled (see Failure). The response is closed before
+// Stream returns.
+func Stream(ctx context.Context, c *Call, b *llm.Builder, m *llm.Model, read func(context.Context, *Reader) llm.Message) llm.Message {
+	res, err := Open(ctx, c)
+	if err != nil {
+		msg, aborted := Failure(ctx, err)
+		return b.Fail(msg, aborted, m)
+	}
+	defer res.Close()
+	return read(ctx, res.Events)
+}
+
 // Marshal encodes v like JSON.stringify: compact, without escaping <, > and &.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer

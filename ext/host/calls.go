@@ -25,9 +25,10 @@ func jsonUnmarshal(raw json.RawMessage, v any) error {
 	return nil
 }
 
-// notification handles a notification from the host. Registrations are applied at once, on the
-// reader goroutine, so they take effect in the order the extension made them; bus messages and
-// UI notifications go to the worker, since they may call back into the host.
+// notification handles a notification from the host. Registrations and the fire-and-forget UI
+// calls are applied at once, on the reader goroutine, so they take effect in the order the
+// extension made them (a notify before the answer of the command that sent it); bus messages go
+// to the worker, since Go subscribers may call back into the host.
 func (s *Supervisor) notification(p *process, m *protocol.Message) {
 	switch m.Method {
 	case protocol.MethodOn:
@@ -42,8 +43,7 @@ func (s *Supervisor) notification(p *process, m *protocol.Message) {
 		if err := s.on(p, g, a.Ext, a.Handler, a.Event); err != nil {
 			s.logf("extension host (%s): %v", s.name(), err)
 		}
-	case protocol.MethodEventsEmit, protocol.MethodEventsSubscribe, protocol.MethodUINotify, protocol.MethodUISetStatus,
-		protocol.MethodUISetWidget, protocol.MethodUISetTitle, protocol.MethodUISetEditorText:
+	case protocol.MethodEventsEmit, protocol.MethodEventsSubscribe:
 		s.post(func() {
 			if _, err := s.request(p, m.Method, m.Params); err != nil {
 				s.logf("extension host (%s): %s: %v", s.name(), m.Method, errorText(err))

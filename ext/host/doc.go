@@ -16,8 +16,11 @@
 //
 // host imports ext and ext/protocol, never a session or a front-end.
 //
-// Concurrency: one goroutine reads the child's main channel and applies registrations in order;
-// one serves the sync channel; each request from the child runs on its own goroutine; a worker
-// goroutine delivers pi.events messages and UI notifications in order. Supervisor.mu guards the
-// process and the generations; process.mu guards the pending calls.
+// Concurrency: one goroutine reads the child's main channel and applies registrations and
+// fire-and-forget UI calls in order; one serves the sync channel, answering each request only
+// after the main-channel messages written before it were processed; each asynchronous request
+// from the child runs on its own goroutine; a worker goroutine delivers pi.events messages in
+// order. Calls into the child block their caller, never a lock. Supervisor.mu guards the process
+// and the generations (taken before generation.mu); process.mu guards the pending calls. Every
+// goroutine ends with the child process or with Close.
 package host

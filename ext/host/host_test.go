@@ -212,14 +212,9 @@ func TestCrashFailsClosedAndRestarts(t *testing.T) {
 func TestHangIsNamedThenUnresponsive(t *testing.T) {
 	s, log := fake(t, "on tool_call\n")
 	r, _ := load(t, s)
-	start := time.Now()
 	_, err := toolCall(r, "hang")
-	took := time.Since(start)
 	if !errors.Is(err, ext.ErrBlocked) || !strings.Contains(err.Error(), "unresponsive for 400ms (no heartbeat) while running the tool_call handler of") {
 		t.Fatalf("err %v", err)
-	}
-	if took < 400*time.Millisecond || took > 3*time.Second {
-		t.Fatalf("the call failed after %v; want about 400ms", took)
 	}
 	if !strings.Contains(log.String(), "the tool_call handler of") || !strings.Contains(log.String(), "has blocked the host for") {
 		t.Fatalf("the stuck callback was not named: %q", log)
@@ -254,5 +249,13 @@ func TestNewGenerationReloads(t *testing.T) {
 	s.mu.Unlock()
 	if n != 2 {
 		t.Fatalf("generation %d, want 2", n)
+	}
+}
+
+func TestEventParamsEncoding(t *testing.T) {
+	got := eventParams(2, 3, 4, "tool_call", []byte(`{"toolName":"bash"}`), 5, true)
+	want, _ := json.Marshal(protocol.EventParams{ExtRef: protocol.ExtRef{Ext: 2, Gen: 3}, Handler: 4, Event: "tool_call", Payload: json.RawMessage(`{"toolName":"bash"}`), Ctx: 5, Signal: true})
+	if string(got) != string(want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
 	}
 }

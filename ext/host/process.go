@@ -38,8 +38,10 @@ type process struct {
 	waitDone chan struct{}
 
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat (or sync-channel activity)
-	read     readCounter  // main-channel messages processed, for the sync channel's `after`
-	started  time.Time
+	// serving is set while the core answers a sync request: the host is blocked waiting for
+	// us, not hung.
+	serving atomic.Bool
+	read    readCounter // main-channel messages processed, for the sync channel's `after`
 }
 
 // call is one core -> host request in flight.
@@ -158,7 +160,6 @@ func (s *Supervisor) spawn(incarnation int) (*process, error) {
 		out: protocol.NewWriter(stdin), syncOut: protocol.NewWriter(repW),
 		closers: []io.Closer{stdin, reqR, repW},
 		pending: map[int64]*call{}, done: make(chan struct{}), waitDone: make(chan struct{}),
-		started: time.Now(),
 	}
 	p.read.init()
 	p.lastBeat.Store(time.Now().UnixNano())
@@ -195,10 +196,14 @@ func (p *process) fail(reason error) {
 		return
 	}
 	p.failure = reason
-	pending := p.pending
-	p.pending = map[int64]*call{}
+	p.pending = map[int64]*call{} // their callers see p.done and read the failure
 	closed := p.closed
 	p.mu.Unlock()
+	// The supervisor learns of the failure before any caller does, so a call made right after
+	// a failed one finds the restart (or the disabled host) accounted for.
+	if !closed {
+		p.sup.crashed(p, reason)
+	}
 	close(p.done)
 	p.read.kill()
 	if p.cmd.Process != nil {
@@ -206,10 +211,6 @@ func (p *process) fail(reason error) {
 	}
 	for _, c := range p.closers {
 		_ = c.Close()
-	}
-	_ = pending // the callers see p.done and read the failure
-	if !closed {
-		p.sup.crashed(p, reason)
 	}
 }
 
@@ -399,10 +400,11 @@ func (p *process) serveSync(r io.Reader) {
 			}
 			continue
 		}
+		p.serving.Store(true)
 		p.read.waitFor(m.After)
-		p.lastBeat.Store(time.Now().UnixNano())
 		res, herr := p.sup.request(p, m.Method, m.Params)
 		p.lastBeat.Store(time.Now().UnixNano())
+		p.serving.Store(false)
 		if len(m.ID) > 0 {
 			if err := p.syncOut.Reply(m.ID, res, herr); err != nil && p.alive() {
 				p.sup.logf("extension host (%s): answering %s: %v", p.sup.name(), m.Method, err)
@@ -425,7 +427,7 @@ func (p *process) monitor(warn, dead time.Duration) {
 		case now := <-t.C:
 			// A long pause of our own (the machine slept, the process was stopped) is not the
 			// child's fault.
-			if now.Sub(lastTick) > dead/2 {
+			if now.Sub(lastTick) > dead/2 || p.serving.Load() {
 				p.lastBeat.Store(now.UnixNano())
 			}
 			lastTick = now

@@ -100,8 +100,62 @@ type Supervisor struct {
 	nextGen     int64
 	early       []*future // code prepared by Start, used by the first generation
 
-	work     chan func()
-	workOnce sync.Once
+	work worker
+}
+
+// worker runs functions in order on one goroutine (started on first use, ended by stop). Its
+// queue is unbounded, so the reader that posts never blocks. mu guards the rest.
+type worker struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []func()
+	running bool
+	stopped bool
+}
+
+func (w *worker) post(fn func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	w.queue = append(w.queue, fn)
+	if w.cond == nil {
+		w.cond = sync.NewCond(&w.mu)
+	}
+	if !w.running {
+		w.running = true
+		go w.run()
+	}
+	w.cond.Signal()
+}
+
+func (w *worker) run() {
+	w.mu.Lock()
+	for {
+		for len(w.queue) == 0 && !w.stopped {
+			w.cond.Wait()
+		}
+		if w.stopped {
+			w.mu.Unlock()
+			return
+		}
+		fn := w.queue[0]
+		w.queue = w.queue[1:]
+		w.mu.Unlock()
+		fn()
+		w.mu.Lock()
+	}
+}
+
+func (w *worker) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	w.queue = nil
+	if w.cond != nil {
+		w.cond.Broadcast()
+	}
 }
 
 // New returns a Supervisor for the extensions at paths (in load order). It starts nothing; the
@@ -157,6 +211,7 @@ func (s *Supervisor) Close() error {
 	if p != nil {
 		p.stop(time.Second)
 	}
+	s.work.stop()
 	return nil
 }
 
@@ -368,17 +423,7 @@ func (s *Supervisor) current(inc int) *process {
 }
 
 // post runs fn on the supervisor's worker goroutine, in order.
-func (s *Supervisor) post(fn func()) {
-	s.workOnce.Do(func() {
-		s.work = make(chan func(), 256)
-		go func() {
-			for f := range s.work {
-				f()
-			}
-		}()
-	})
-	s.work <- fn
-}
+func (s *Supervisor) post(fn func()) { s.work.post(fn) }
 
 func eventNames() []string {
 	var out []string

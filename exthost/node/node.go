@@ -1,10 +1,3 @@
-// Package node is atomic's Node.js extension host: it runs the pi/Atomic TypeScript extensions
-// unchanged (seed 004). The host itself is TypeScript (src/), bundled by build.mjs from the
-// packages pinned in package-lock.json into dist/host.js, which is committed and embedded here,
-// so `go build` needs neither npm nor node_modules. Extensions are transpiled (and their local
-// imports bundled) in Go with esbuild, with inline source maps so errors name the .ts file.
-//
-// node imports ext/host and ext/protocol; the supervisor it returns is an ext/host.Supervisor.
 package node
 
 import (
@@ -30,14 +23,15 @@ var bundle []byte
 const MinNodeMajor = 20
 
 // bootstrap loads host.js through a V8 code cache kept next to it (host.js.cache), which saves
-// most of the bundle's compile time on every start after the first.
+// most of the bundle's compile time on every start after the first. When there is no usable
+// cache, the host writes one once it has answered initialize (globalThis.__atomicCodeCache).
 const bootstrap = `const fs=require("fs"),path=require("path"),vm=require("vm"),M=require("module");` +
 	`const file=process.argv[1],cache=file+".cache",src=fs.readFileSync(file,"utf8");` +
 	`let data;try{data=fs.readFileSync(cache)}catch{}` +
 	`const script=new vm.Script(M.wrap(src),{filename:file,cachedData:data});` +
+	`if(!data||script.cachedDataRejected)globalThis.__atomicCodeCache=()=>{try{const t=cache+"."+process.pid;fs.writeFileSync(t,script.createCachedData());fs.renameSync(t,cache)}catch{}};` +
 	`const m=new M(file,null);m.filename=file;m.paths=M._nodeModulePaths(path.dirname(file));` +
-	`script.runInThisContext().call(m.exports,m.exports,M.createRequire(file),m,file,path.dirname(file));` +
-	`if(!data||script.cachedDataRejected)setTimeout(()=>{try{const t=cache+"."+process.pid;fs.writeFileSync(t,script.createCachedData());fs.renameSync(t,cache)}catch{}},200).unref();`
+	`script.runInThisContext().call(m.exports,m.exports,M.createRequire(file),m,file,path.dirname(file));`
 
 // Bundle returns the embedded host bundle (dist/host.js).
 func Bundle() []byte { return bundle }

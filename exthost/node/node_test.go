@@ -181,6 +181,27 @@ func BenchmarkEventRoundTrip(b *testing.B) {
 	b.ReportMetric(float64(durations[len(durations)*99/100].Nanoseconds())/1e3, "p99-µs")
 }
 
+// BenchmarkNotificationRoundTrip is BenchmarkEventRoundTrip for a notification event
+// (turn_start), which the runner dispatches without the fail-closed guard of tool_call.
+func BenchmarkNotificationRoundTrip(b *testing.B) {
+	r, _ := loaded(b, writeExt(b, b.TempDir(), "turn.ts", `export default function (pi) { pi.on("turn_start", () => {}); }`))
+	ctx := context.Background()
+	for i := 0; i < 200; i++ {
+		ext.Emit[ext.None](r, ctx, ext.TurnStart{})
+	}
+	durations := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		ext.Emit[ext.None](r, ctx, ext.TurnStart{TurnIndex: i})
+		durations = append(durations, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
+	b.ReportMetric(float64(durations[len(durations)/2].Nanoseconds())/1e3, "p50-µs")
+}
+
 // BenchmarkStartup10Extensions measures what 10 TypeScript extensions add to startup: starting
 // the host, transpiling and loading them (target < 150 ms).
 func BenchmarkStartup10Extensions(b *testing.B) {
@@ -236,5 +257,137 @@ func BenchmarkUnsubscribedEvent(b *testing.B) {
 	b.StopTimer()
 	if sup.Sent() != before {
 		b.Fatal("an unsubscribed event reached the host")
+	}
+}
+
+// TestBusBetweenGoAndTypeScript: pi.events is one bus per runtime, shared by Go and TypeScript
+// extensions in both directions.
+func TestBusBetweenGoAndTypeScript(t *testing.T) {
+	needNode(t)
+	p := writeExt(t, t.TempDir(), "bus.ts", `
+export default function (pi) {
+	let pong = "none";
+	pi.events.on("pong", (d) => { pong = String(d.text); });
+	pi.on("turn_start", () => { pi.events.emit("ping", { n: 7 }); });
+	pi.on("tool_call", () => ({ block: true, reason: "pong=" + pong }));
+}`)
+	sup := New([]string{p}, host.Options{}, Options{CacheDir: t.TempDir()})
+	defer sup.Close()
+	pings := make(chan any, 1)
+	var bus *ext.Bus
+	goExt := func(api ext.API) error {
+		bus = api.Events()
+		bus.On("ping", func(d any) { pings <- d })
+		return nil
+	}
+	r := ext.NewRunner(nil)
+	if errs := r.Load(nil, []string{"go:bus", p}, append([]ext.Factory{goExt}, sup.Factories()...)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ext.Emit[ext.None](r, context.Background(), ext.TurnStart{})
+	select {
+	case d := <-pings:
+		if fmt.Sprint(d) != "map[n:7]" {
+			t.Fatalf("ping %v", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the TypeScript emit did not reach the Go subscriber")
+	}
+	bus.Emit("pong", map[string]any{"text": "from go"})
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, res, err := ext.Emit[*ext.ToolCallResult](r, context.Background(), ext.ToolCall{ToolName: "x", Input: map[string]any{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Reason == "pong=from go" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Go emit did not reach the TypeScript subscriber: %q", res.Reason)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestToolCancellation: aborting a tool call aborts the AbortSignal the TypeScript tool got.
+func TestToolCancellation(t *testing.T) {
+	src := `
+export default function (pi) {
+	pi.registerTool({
+		name: "wait", label: "Wait", description: "waits for abort", parameters: { type: "object", properties: {} },
+		execute(_id, _params, signal) {
+			return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("aborted by signal"))));
+		},
+	});
+}`
+	r, _ := loaded(t, writeExt(t, t.TempDir(), "wait.ts", src))
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err := r.Tools(nil, nil)[0].Execute(ctx, tool.Call{ID: "w", Name: "wait", Args: map[string]any{}}, func(tool.Result) {})
+	if err == nil || !strings.Contains(err.Error(), "aborted by signal") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+// TestMutablePayloads: edits a handler makes in place to tool_call.input and
+// before_provider_headers.headers reach the Go payload (the headers map is updated in place);
+// before_provider_request's result replaces the payload.
+func TestMutablePayloads(t *testing.T) {
+	src := `
+export default function (pi) {
+	pi.on("tool_call", (e) => { e.input.command = "echo safe"; });
+	pi.on("before_provider_headers", (e) => { e.headers["x-ts"] = "1"; delete e.headers["x-remove-me"]; });
+	pi.on("before_provider_request", (e) => ({ ...e.payload, temperature: 0 }));
+}`
+	r, _ := loaded(t, writeExt(t, t.TempDir(), "mut.ts", src))
+	ctx := context.Background()
+	out, _, err := ext.Emit[*ext.ToolCallResult](r, ctx, ext.ToolCall{ToolName: "bash", Input: map[string]any{"command": "rm -rf /"}})
+	if err != nil || out.Input["command"] != "echo safe" {
+		t.Fatalf("tool_call input %v, err %v", out.Input, err)
+	}
+	headers := map[string]string{"x-remove-me": "1", "x-keep": "2"}
+	ext.Emit[ext.None](r, ctx, ext.BeforeProviderHeaders{Headers: headers})
+	if fmt.Sprint(headers) != "map[x-keep:2 x-ts:1]" {
+		t.Fatalf("headers %v", headers)
+	}
+	req, _, _ := ext.Emit[*ext.PayloadResult](r, ctx, ext.BeforeProviderRequest{Payload: map[string]any{"model": "m"}})
+	if fmt.Sprint(req.Payload) != "map[model:m temperature:0]" {
+		t.Fatalf("payload %v", req.Payload)
+	}
+}
+
+// TestEventSignalAborts: cancelling a dispatch aborts ctx.signal in the TypeScript handler.
+func TestEventSignalAborts(t *testing.T) {
+	needNode(t)
+	p := writeExt(t, t.TempDir(), "sig.ts", `
+export default function (pi) {
+	pi.on("tool_call", (_e, ctx) => new Promise((resolve) => {
+		ctx.signal.addEventListener("abort", () => { pi.events.emit("aborted", String(ctx.signal.reason?.message)); resolve(undefined); });
+	}));
+}`)
+	sup := New([]string{p}, host.Options{}, Options{CacheDir: t.TempDir()})
+	defer sup.Close()
+	aborted := make(chan any, 1)
+	goExt := func(api ext.API) error {
+		api.Events().On("aborted", func(d any) { aborted <- d })
+		return nil
+	}
+	r := ext.NewRunner(nil)
+	if errs := r.Load(nil, []string{"go:sig", p}, append([]ext.Factory{goExt}, sup.Factories()...)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, _, err := ext.Emit[*ext.ToolCallResult](r, ctx, ext.ToolCall{ToolName: "bash", Input: map[string]any{}}); err == nil {
+		t.Fatal("an aborted tool_call must block")
+	}
+	select {
+	case d := <-aborted:
+		if d != "cancelled by atomic" {
+			t.Fatalf("reason %v", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's ctx.signal was not aborted")
 	}
 }

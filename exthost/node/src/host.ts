@@ -151,13 +151,40 @@ function modelRegistry(ctx: number): any {
 	};
 }
 
+/**
+ * LazySignal makes the AbortSignal of a dispatch on first use: an AbortController costs more
+ * than the rest of an event round trip, and most handlers never look at ctx.signal.
+ */
+class LazySignal {
+	#ac: AbortController | undefined;
+	#aborted = false;
+	get signal(): AbortSignal {
+		if (!this.#ac) {
+			this.#ac = new AbortController();
+			if (this.#aborted) this.#ac.abort(new Error("cancelled by atomic"));
+		}
+		return this.#ac.signal;
+	}
+	abort(reason?: unknown): void {
+		this.#aborted = true;
+		this.#ac?.abort(reason);
+	}
+}
+
 /** Ctx is ExtensionContext (and, with command set, ExtensionCommandContext) for one context id. */
 class Ctx {
 	#ui: any;
+	#signal: AbortSignal | LazySignal | undefined;
 	constructor(
 		readonly id: number,
-		readonly signal: AbortSignal | undefined,
-	) {}
+		signal: AbortSignal | LazySignal | undefined,
+	) {
+		this.#signal = signal;
+	}
+	get signal(): AbortSignal | undefined {
+		const s = this.#signal;
+		return s instanceof LazySignal ? s.signal : s;
+	}
 	get ui() {
 		return (this.#ui ??= makeUI(this.id));
 	}
@@ -527,7 +554,7 @@ function instanceOf(ext: number, gen: number): Instance {
 // ---- core -> host requests --------------------------------------------------------------------
 
 /** In-flight core requests by id, for $/cancelRequest. */
-export const inflight = new Map<number | string, AbortController>();
+export const inflight = new Map<number | string, { abort(reason?: unknown): void }>();
 
 function controller(id: number | string): AbortController {
 	const ac = new AbortController();
@@ -539,13 +566,18 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 	const inst = instanceOf(p.ext, p.gen);
 	const h = inst.handlers.get(p.handler);
 	if (!h) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no handler ${p.handler}` });
-	const ac = controller(id);
+	// The core only ever cancels a dispatch that has a signal (a run is active).
+	let signal: LazySignal | undefined;
+	if (p.signal) {
+		signal = new LazySignal();
+		inflight.set(id, signal);
+	}
 	const payload = p.payload ?? {};
 	payload.type = p.event;
 	const fields = MUTABLE[p.event];
 	const before = fields?.map((f) => JSON.stringify(payload[f]));
 	try {
-		const r = await h.fn(payload, new Ctx(p.ctx, p.signal ? ac.signal : undefined));
+		const r = await h.fn(payload, new Ctx(p.ctx, signal));
 		const out: Record<string, unknown> = {};
 		if (r !== undefined && r !== null) out.result = wireResult(p.event, r);
 		if (fields) {
@@ -563,7 +595,7 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 	} catch (err) {
 		throw handlerError(err, inst.path);
 	} finally {
-		inflight.delete(id);
+		if (signal) inflight.delete(id);
 	}
 }
 

@@ -12,7 +12,13 @@ installModuleHook();
 type RequestHandler = (id: number | string, params: any) => unknown;
 
 const requests: Record<string, RequestHandler> = {
-	initialize: (_id, p) => host.initialize(p),
+	initialize: (_id, p) => {
+		// The bootstrap asks for a V8 code cache of this bundle when it had none: write it once
+		// the host is up, off the critical path of the first load.
+		const writeCache = (globalThis as any).__atomicCodeCache;
+		if (typeof writeCache === "function") setTimeout(writeCache, 50);
+		return host.initialize(p);
+	},
 	load: (_id, p) => host.load(p),
 	event: (id, p) => host.event(id, p),
 	"tool.execute": (id, p) => host.toolExecute(id, p),

@@ -258,6 +258,13 @@ func (a *Agent) emit(e Event) {
 	}
 }
 
+// replaceMessages installs a context rebuilt during the run (compaction).
+func (a *Agent) replaceMessages(msgs []llm.Message) {
+	a.mu.Lock()
+	a.messages = append([]llm.Message(nil), msgs...)
+	a.mu.Unlock()
+}
+
 func (a *Agent) appendMessage(m llm.Message) {
 	a.mu.Lock()
 	a.messages = append(a.messages, m)
@@ -315,6 +322,28 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 		return &m
 	}
 
+	for {
+		if err := a.runOnce(ctx, prompts, &added, addMsg); err != nil {
+			return err
+		}
+		// Follow-ups (or steers) queued while agent_end was handled start another run, with its
+		// own agent_start … agent_end (events.md §2 "Prompt", step 12).
+		if ctx.Err() != nil {
+			return nil
+		}
+		next := a.dequeue(true)
+		if len(next) == 0 {
+			next = a.dequeue(false)
+		}
+		if len(next) == 0 {
+			return nil
+		}
+		prompts, added = next, nil
+	}
+}
+
+// runOnce is one low-level run: agent_start, the turns, agent_end.
+func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]llm.Message, addMsg func(llm.Message) *llm.Message) error {
 	a.emit(Event{Type: EventAgentStart})
 	turn := 0
 	pending := prompts
@@ -322,6 +351,7 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 		pending = a.dequeue(true)
 	}
 	firstTurn := true
+	overflowRetried := false
 	for {
 		if !firstTurn {
 			turn++
@@ -333,8 +363,29 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 		}
 		pending = nil
 
+		if hook := a.Config().Hooks.BeforeRequest; hook != nil && ctx.Err() == nil {
+			repl, stop := hook(ctx, a.Messages())
+			if stop {
+				a.emit(Event{Type: EventTurnEnd, TurnIndex: turn})
+				break
+			}
+			if repl != nil {
+				a.replaceMessages(repl)
+			}
+		}
 		assistant := a.streamAssistant(ctx)
-		added = append(added, assistant)
+		*addedp = append(*addedp, assistant)
+		if assistant.StopReason == llm.StopError && !overflowRetried && ctx.Err() == nil {
+			if hook := a.Config().Hooks.Overflow; hook != nil {
+				msgs := a.Messages()
+				if repl, ok := hook(ctx, &assistant, msgs[:len(msgs)-1]); ok {
+					overflowRetried = true
+					a.replaceMessages(repl)
+					a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant})
+					continue
+				}
+			}
+		}
 		if assistant.StopReason == llm.StopError || assistant.StopReason == llm.StopAborted {
 			a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant})
 			break
@@ -361,7 +412,7 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 		}
 		break
 	}
-	a.emit(Event{Type: EventAgentEnd, Messages: added})
+	a.emit(Event{Type: EventAgentEnd, Messages: *addedp})
 	return nil
 }
 

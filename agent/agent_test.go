@@ -276,3 +276,25 @@ func TestLegacyEditArgumentsArePrepared(t *testing.T) {
 		t.Fatalf("file: %q", b)
 	}
 }
+
+// A follow-up queued while agent_end is handled starts another run (events.md §2, step 12).
+func TestFollowUpQueuedAtAgentEndRunsAgain(t *testing.T) {
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{textTurn("first"), textTurn("second")}}
+	a := New(Config{Provider: p, Model: testModel})
+	queued := false
+	a.Subscribe(func(e Event) {
+		if e.Type == EventAgentEnd && !queued {
+			queued = true
+			a.FollowUp(llm.UserText("more", nil, 2))
+		}
+	})
+	events := record(a)
+	a.Prompt(context.Background(), llm.UserText("go", nil, 1))
+	if len(p.reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(p.reqs))
+	}
+	got := strings.Join(events(), " ")
+	if strings.Count(got, "agent_start") != 2 || strings.Count(got, "agent_end") != 2 {
+		t.Fatalf("want two runs: %s", got)
+	}
+}

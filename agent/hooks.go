@@ -31,6 +31,17 @@ type Hooks struct {
 	// change during a run (API key, headers, provider hooks). It may return an error, which ends
 	// the turn with an error assistant message.
 	PrepareRequest func(ctx context.Context, req *llm.Request) error
+
+	// BeforeRequest runs before every provider request of a run, before TransformContext, with a
+	// copy of the context (compaction's threshold preflight, also after tool results). A non-nil
+	// replace becomes the context; stop ends the run without the request (turn_end without a
+	// message, then agent_end).
+	BeforeRequest func(ctx context.Context, messages []llm.Message) (replace []llm.Message, stop bool)
+
+	// Overflow runs once per run when a request failed because the context is too long; messages
+	// is the context without the failed assistant message. ok true replaces the context with
+	// replace and retries the request once; false keeps the failure.
+	Overflow func(ctx context.Context, failed *llm.Message, messages []llm.Message) (replace []llm.Message, ok bool)
 }
 
 // Block is a BeforeToolCall veto.

@@ -56,11 +56,16 @@ type ContextUsage struct {
 
 // CompactOptions tune ctx.compact (verbatim-lines parameters).
 type CompactOptions struct {
+	// CompressionRatio is the fraction of compactable lines to keep; 0: the setting.
 	CompressionRatio float64
-	PreserveRecent   int
-	Query            string
-	OnComplete       func(result any)
-	OnError          func(err error)
+	// PreserveRecent is the exact number of newest context-visible messages to protect; nil:
+	// the setting (0 is meaningful: nothing is protected).
+	PreserveRecent *int
+	// Query guides the planner's relevance choices.
+	Query string
+	// OnComplete receives the *compact.Result; OnError the failure. Exactly one is called.
+	OnComplete func(result any)
+	OnError    func(err error)
 }
 
 // Context is ExtensionContext (seed 004, "ExtensionContext"): what every handler and tool sees.
@@ -87,8 +92,9 @@ type Context interface {
 	// Shutdown requests a graceful shutdown (a no-op in print mode).
 	Shutdown()
 	GetContextUsage() *ContextUsage
-	// Compact starts a compaction; until compaction exists it returns an error wrapping
-	// ErrNotAvailable.
+	// Compact starts a verbatim-lines compaction in the background once the agent is idle
+	// (seed 004 "ctx.compact()") and returns at once; the outcome goes to opts.OnComplete or
+	// opts.OnError.
 	Compact(opts CompactOptions) error
 	GetSystemPrompt() string
 	// Err is nil while the context is live, a *StaleContextError after replacement.

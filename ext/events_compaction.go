@@ -5,8 +5,8 @@ import (
 	"github.com/atomic-cli/atomic/store"
 )
 
-// Compaction and tree events (events.md §3.3). Their subsystem (compaction, /tree summaries)
-// arrives with a later issue; the rows, payloads and combine rules are declared now.
+// Compaction and tree events (events.md §3.3). Compaction is emitted by session/compaction.go
+// (the verbatim-lines compactor is package compact); /tree summaries arrive with a later issue.
 
 // CompactionParameters are the verbatim-lines compaction parameters (Atomic).
 type CompactionParameters struct {
@@ -180,14 +180,14 @@ func (*SessionBeforeTree) resultOf(*BeforeTreeResult)        {}
 func (*SessionTree) resultOf(None)                           {}
 
 var compactionRows = []Spec{
-	{Name: "session_before_compact", Systems: "AOP", Family: "compaction", Combine: Veto, Errors: Isolate, Awaited: true, Doc: "before a compaction runs; may cancel or supply the text", Payload: typeOf[SessionBeforeCompact](), Result: typeOf[BeforeCompactResult]()},
+	{Name: "session_before_compact", Systems: "AOP", Family: "compaction", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before a compaction runs; may cancel or supply the text", Payload: typeOf[SessionBeforeCompact](), Result: typeOf[BeforeCompactResult]()},
 	{Name: "session.compacting", Systems: "O", Family: "compaction", Combine: LastWins, Errors: Isolate, Awaited: true, Doc: "before summarisation, to customise prompt and context", Payload: typeOf[SessionCompacting](), Result: typeOf[SessionCompactingResult]()},
-	{Name: "session_compact", Systems: "AOP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "after the compaction entry is persisted", Payload: typeOf[SessionCompact]()},
-	{Name: "session_compact_failed", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction failed or was cancelled", Payload: typeOf[SessionCompactFailed]()},
-	{Name: "compaction_start", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction run begins", Payload: typeOf[CompactionStart]()},
-	{Name: "compaction_end", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a compaction run ends", Payload: typeOf[CompactionEnd]()},
-	{Name: "auto_compaction_start", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "an automatic compaction begins", Payload: typeOf[AutoCompactionStart]()},
-	{Name: "auto_compaction_end", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "an automatic compaction ends", Payload: typeOf[AutoCompactionEnd]()},
+	{Name: "session_compact", Systems: "AOP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the compaction entry is persisted", Payload: typeOf[SessionCompact]()},
+	{Name: "session_compact_failed", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a compaction failed or was cancelled", Payload: typeOf[SessionCompactFailed]()},
+	{Name: "compaction_start", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a compaction run begins", Payload: typeOf[CompactionStart]()},
+	{Name: "compaction_end", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a compaction run ends", Payload: typeOf[CompactionEnd]()},
+	{Name: "auto_compaction_start", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an automatic compaction begins", Payload: typeOf[AutoCompactionStart]()},
+	{Name: "auto_compaction_end", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an automatic compaction ends", Payload: typeOf[AutoCompactionEnd]()},
 	{Name: "session_before_tree", Systems: "AOP", Family: "tree", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /tree navigation; may cancel or customise", Payload: typeOf[SessionBeforeTree](), Result: typeOf[BeforeTreeResult]()},
 	{Name: "session_tree", Systems: "AOP", Family: "tree", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the leaf moved", Payload: typeOf[SessionTree]()},
 }

@@ -1,6 +1,6 @@
 // Package resource loads what shapes a session besides the conversation: context files
 // (AGENTS.md, CLAUDE.md) and the system prompt built from them (config-and-resources.md §12).
-// Later: settings, skills, prompt templates, themes, keybindings and packages.
+// settings.json (settings.go). Later: skills, prompt templates, themes, keybindings and packages.
 //
 // resource imports llm and tool only. Its functions read the file system and are safe for
 // concurrent use.

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
@@ -91,7 +90,7 @@ func (c *extContext) IsIdle() bool {
 
 func (c *extContext) Abort() {
 	c.check("ctx.abort")
-	c.s.agent.Abort()
+	c.s.Abort() // also cancels a pending retry backoff (retry.go)
 }
 
 func (c *extContext) HasPendingMessages() bool {
@@ -136,9 +135,10 @@ func (c *extContext) GetContextUsage() *ext.ContextUsage {
 	return u
 }
 
-func (c *extContext) Compact(ext.CompactOptions) error {
+func (c *extContext) Compact(o ext.CompactOptions) error {
 	c.check("ctx.compact")
-	return fmt.Errorf("ctx.compact: compaction is %w in atomic", ext.ErrNotAvailable)
+	c.s.compactAsync(o) // compaction_trigger.go
+	return nil
 }
 
 func (c *extContext) GetSystemPrompt() string {

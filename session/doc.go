@@ -3,8 +3,9 @@
 // store, persists every message as it ends, records model and thinking-level changes, emits every
 // extension event whose subsystem exists at its documented point (events.md), implements the
 // extension Host, and fans events out to the front-ends. Runtime replaces the session on /new,
-// /resume, /fork and reload with the documented lifecycle. Later issues add compaction and retry.
+// /resume, /fork and reload with the documented lifecycle. Compaction (compaction*.go) runs the
+// verbatim-lines compactor of package compact manually and on the threshold and overflow triggers.
 //
-// session imports agent, ext, llm (and its providers), model, store, tool and resource; never a
+// session imports agent, compact, ext, llm (and its providers), model, store, tool and resource; never a
 // mode. Concurrency: a Session's methods may be called from any goroutine; mu guards its fields.
 package session

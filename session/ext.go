@@ -26,7 +26,7 @@ func (s *Session) dispatchAgentEvent(e agent.Event) {
 		ext.Emit[ext.None](r, ctx, ext.AgentStart{})
 	case agent.EventAgentEnd:
 		if r.Has(ext.IDAgentEnd) {
-			ext.Emit[ext.None](r, ctx, ext.AgentEnd{Messages: e.Messages})
+			ext.Emit[ext.None](r, ctx, ext.AgentEnd{Messages: e.Messages, WillContinue: s.retryWillContinue(ctx)}) // retry.go
 		}
 	case agent.EventTurnStart:
 		ext.Emit[ext.None](r, ctx, ext.TurnStart{TurnIndex: e.TurnIndex, Timestamp: e.Timestamp})
@@ -216,7 +216,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 		text, images = out.Text, out.Images
 	}
-	if s.agent.IsRunning() {
+	if s.agent.IsRunning() || s.IsRetrying() { // a retry backoff counts as streaming (retry.go)
 		m := llm.UserText(text, images, s.now().UnixMilli())
 		switch {
 		case o.StreamingBehavior == "followUp":
@@ -247,7 +247,8 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 	}
 	s.agent.Configure(func(c *agent.Config) { c.SystemPrompt = systemPrompt })
-	if err := s.agent.Prompt(ctx, msgs...); err != nil {
+	// retry.go: retryable provider failures are retried before the prompt settles.
+	if err := s.runRetrying(ctx, func() error { return s.agent.Prompt(ctx, msgs...) }); err != nil {
 		return err
 	}
 	return s.sessionStop(ctx)
@@ -281,7 +282,8 @@ func (s *Session) sessionStop(ctx context.Context) error {
 		if extra == "" {
 			extra = c.Reason
 		}
-		if err := s.agent.Prompt(ctx, s.customMessage(ext.CustomMessage{CustomType: "session_stop", Content: []llm.Content{llm.Text(extra)}, Display: true}, false)); err != nil {
+		cont := s.customMessage(ext.CustomMessage{CustomType: "session_stop", Content: []llm.Content{llm.Text(extra)}, Display: true}, false)
+		if err := s.runRetrying(ctx, func() error { return s.agent.Prompt(ctx, cont) }); err != nil {
 			return err
 		}
 	}

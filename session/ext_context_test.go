@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/atomic-cli/atomic/compact"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/store"
@@ -116,8 +117,18 @@ func TestExtCtxGetContextUsageAndCompact(t *testing.T) {
 	if u == nil || u.Tokens != 400 || u.ContextWindow != 1000 || u.Percent != 40 {
 		t.Fatalf("usage after one answer %+v, want 400 tokens of 1000 (40%%)", u)
 	}
-	if err := c.Compact(ext.CompactOptions{CompressionRatio: 0.5}); !errors.Is(err, ext.ErrNotAvailable) {
-		t.Fatalf("compact: %v, want ErrNotAvailable", err)
+	// The fake answers the planner with "ok", which is no range list: onError, nothing changes.
+	before := len(h.s().Store().Entries())
+	failed := make(chan error, 1)
+	if err := c.Compact(ext.CompactOptions{CompressionRatio: 0.5, PreserveRecent: new(int), OnError: func(err error) { failed <- err },
+		OnComplete: func(any) { t.Error("onComplete called for an invalid planner answer") }}); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	if err := <-failed; !errors.Is(err, compact.ErrBadAnswer) {
+		t.Fatalf("compact failed with %v, want compact.ErrBadAnswer", err)
+	}
+	if n := len(h.s().Store().Entries()); n != before {
+		t.Fatalf("a failed compaction changed the session: %d entries, want %d", n, before)
 	}
 	if c.Model().ID != "fake-model" || c.SessionManager().SessionID() != h.s().Store().SessionID() || c.Mode() != "" || c.HasUI() {
 		t.Fatalf("ctx getters: model %v session %v", c.Model().ID, c.SessionManager().SessionID())

@@ -25,7 +25,7 @@ var ErrAlreadyProcessing = errors.New("Agent is already processing. Specify stre
 func (s *Session) Registry() *model.Registry { return s.reg }
 
 // IsStreaming reports whether a run is in progress.
-func (s *Session) IsStreaming() bool { return s.agent.IsRunning() }
+func (s *Session) IsStreaming() bool { return s.agent.IsRunning() || s.IsRetrying() }
 
 // IsExtensionCommand reports whether text invokes a command an extension registered ("/name …").
 func (s *Session) IsExtensionCommand(text string) bool {

@@ -48,6 +48,9 @@ func (rt *Runtime) build(st *store.Session, m *llm.Model, thinking string) (*Ses
 	}
 	s.rt = rt
 	s.agent.Subscribe(rt.forward)
+	if prev := rt.Session(); prev != nil {
+		s.SetAutoRetry(prev.AutoRetryEnabled()) // an RPC set_auto_retry survives replacement
+	}
 	return s, nil
 }
 

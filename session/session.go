@@ -59,6 +59,10 @@ type Options struct {
 	SystemPromptBuilder func(tools []tool.Tool) string
 	// Cwd is the working directory; "" is the store's cwd.
 	Cwd string
+	// Retry configures automatic retry and fallback models (retry.go); the zero value is off.
+	Retry RetryOptions
+	// Compaction configures compaction triggers and defaults (compaction.go); zero: defaults.
+	Compaction CompactionSettings
 }
 
 // Session is a live agent session.
@@ -85,6 +89,8 @@ type Session struct {
 	ui            *promptUI  // the mode's UI, reporting dialogs as ui_prompt_* events
 	toolResultMu  sync.Mutex // serialises tool_result dispatches of parallel tool calls
 	rt            *Runtime   // nil for a session made with New directly
+	retry         retryState // automatic retry (retry.go)
+	compaction    compaction // compaction runs and the auto-compaction switch (compaction.go)
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records
@@ -125,6 +131,7 @@ func New(o Options) (*Session, error) {
 	}
 	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt}
 	s.runner = ext.NewRunner(s.newContext)
+	s.retry.enabled = o.Retry.Enabled
 	s.ui = &promptUI{UI: o.UI, s: s}
 	if o.OnExtensionError != nil {
 		s.runner.OnError(o.OnExtensionError)
@@ -142,6 +149,8 @@ func New(o Options) (*Session, error) {
 			BeforeToolCall:   s.beforeToolCall,
 			AfterToolCall:    s.afterToolCall,
 			MessageEnd:       s.messageEnd,
+			BeforeRequest:    s.beforeRequest,
+			Overflow:         s.overflow,
 		},
 	})
 	if err := s.agent.SetMessages(sc.Messages); err != nil {
@@ -195,6 +204,9 @@ func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
 	req.HTTPClient = s.http
 	req.SessionID = s.store.SessionID()
 	req.Hooks = s.providerHooks(req.Model)
+	if err := s.retryPrepare(req); err != nil { // retry.go: soft-disabled credentials, retry-after
+		return err
+	}
 	if s.reg == nil || req.Model == nil {
 		return nil
 	}
@@ -220,8 +232,12 @@ func (s *Session) FollowUp(text string, images []llm.Content) {
 	s.agent.FollowUp(llm.UserText(text, images, s.now().UnixMilli()))
 }
 
-// Abort cancels the active run; the partial assistant message is kept with stop reason aborted.
-func (s *Session) Abort() { s.agent.Abort() }
+// Abort cancels the active run, or a pending retry backoff (retry.go); the partial assistant
+// message is kept with stop reason aborted.
+func (s *Session) Abort() {
+	s.AbortRetry()
+	s.agent.Abort()
+}
 
 // Subscribe adds an event listener (called in emission order, after the session has persisted
 // the message of a message_end) and returns its remover.

@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/json"
+	"strings"
 
+	"github.com/atomic-cli/atomic/compact"
 	"github.com/atomic-cli/atomic/llm"
 )
 
@@ -24,11 +26,19 @@ type Context struct {
 	ThinkingLevel string `json:"thinkingLevel"`
 	// Model is the newest model_change or assistant message model on the path, nil when none.
 	Model *ModelRef `json:"model"`
+	// EntryIDs[i] is the id of the entry Messages[i] came from (the compaction entry for the
+	// message that stands for an active compaction); not marshalled.
+	EntryIDs []string `json:"-"`
 }
 
-// BuildContext resolves the LLM context of the path from a root to the leaf with pi's compaction
-// semantics (§7): the newest compaction on the path contributes its summary first, then the path
-// entries from its firstKeptEntryId (inclusive) up to it, then everything after it. Before the
+// BuildContext resolves the LLM context of the path from a root to the leaf (§7). When the path
+// holds an Atomic compaction (details.strategy "verbatim-lines"), the newest one is active and
+// every pi summary compaction is inert: it becomes ONE custom message (customType "compaction",
+// display true) whose text is compact.Preamble, the entry's summary and, when firstKeptEntryId is
+// found before it, the kept entries up to it in the transcript grammar (images kept as image
+// blocks); then everything after it. Otherwise pi's semantics apply: the newest compaction on the
+// path contributes its summary first, then the path entries from its firstKeptEntryId
+// (inclusive) up to it, then everything after it. Before the
 // first entry (ResetLeaf, new session) the context is empty with thinking level "off". Opaque
 // entries (unknown types, undecodable messages) are skipped.
 func (s *Session) BuildContext() Context {
@@ -39,7 +49,7 @@ func (s *Session) BuildContext() Context {
 
 func (s *Session) buildContext(path []*Entry) Context {
 	ctx := Context{ThinkingLevel: "off"}
-	compaction := -1
+	compaction, verbatim := -1, -1
 	for i, e := range path {
 		if e.opaque {
 			continue
@@ -61,20 +71,27 @@ func (s *Session) buildContext(path []*Entry) Context {
 			}
 		case TypeCompaction:
 			compaction = i
+			if isVerbatim(e) {
+				verbatim = i
+			}
 		}
 	}
 	from := 0
-	if compaction >= 0 {
+	if verbatim >= 0 {
+		ctx.Messages, ctx.EntryIDs = s.emitVerbatim(path, verbatim)
+		from = verbatim + 1
+	} else if compaction >= 0 {
 		c := path[compaction]
 		ctx.Messages = make([]llm.Message, 0, len(path)-compaction)
 		ctx.Messages = append(ctx.Messages, llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary,
 			TokensBefore: c.TokensBefore, Timestamp: isoMillis(c.Timestamp)})
+		ctx.EntryIDs = append(ctx.EntryIDs, c.ID)
 		from = compaction + 1
 		if c.FirstKeptEntryID != nil {
 			for i := 0; i < compaction; i++ {
 				if path[i].ID == *c.FirstKeptEntryID {
 					for _, e := range path[i:compaction] {
-						ctx.Messages = s.emit(ctx.Messages, e)
+						ctx.Messages, ctx.EntryIDs = s.emitID(ctx.Messages, ctx.EntryIDs, e)
 					}
 					break
 				}
@@ -82,11 +99,73 @@ func (s *Session) buildContext(path []*Entry) Context {
 		}
 	} else {
 		ctx.Messages = make([]llm.Message, 0, len(path))
+		ctx.EntryIDs = make([]string, 0, len(path))
 	}
 	for _, e := range path[from:] {
-		ctx.Messages = s.emit(ctx.Messages, e)
+		ctx.Messages, ctx.EntryIDs = s.emitID(ctx.Messages, ctx.EntryIDs, e)
 	}
 	return ctx
+}
+
+// emitID is emit that also records the entry id of the message it added.
+func (s *Session) emitID(out []llm.Message, ids []string, e *Entry) ([]llm.Message, []string) {
+	n := len(out)
+	out = s.emit(out, e)
+	if len(out) > n {
+		ids = append(ids, e.ID)
+	}
+	return out, ids
+}
+
+// isVerbatim reports whether a compaction entry is an Atomic verbatim-lines one (§5.4).
+func isVerbatim(e *Entry) bool {
+	if e.Type != TypeCompaction || len(e.Details) == 0 {
+		return false
+	}
+	var d struct {
+		Strategy string `json:"strategy"`
+	}
+	return json.Unmarshal(e.Details, &d) == nil && d.Strategy == compact.Strategy
+}
+
+// emitVerbatim builds the one custom message of the active verbatim compaction at path[at] (§7
+// step 5, Atomic).
+func (s *Session) emitVerbatim(path []*Entry, at int) ([]llm.Message, []string) {
+	c := path[at]
+	var b strings.Builder
+	b.WriteString(compact.Preamble)
+	b.WriteString(c.Summary)
+	var images []llm.Content
+	if c.FirstKeptEntryID != nil {
+		for i := 0; i < at; i++ {
+			if path[i].ID != *c.FirstKeptEntryID {
+				continue
+			}
+			var kept []llm.Message
+			for _, e := range path[i:at] {
+				kept = s.emit(kept, e)
+			}
+			var lines []string
+			for j := range kept {
+				lines = compact.RenderMessage(lines, &kept[j])
+				for _, blk := range kept[j].Content {
+					if blk.Type == llm.ContentImage {
+						images = append(images, blk)
+					}
+				}
+			}
+			if len(lines) > 0 {
+				b.WriteString("\n\n")
+				b.WriteString(strings.Join(lines, "\n"))
+			}
+			break
+		}
+	}
+	content := append([]llm.Content{llm.Text(b.String())}, images...)
+	msgs := make([]llm.Message, 0, len(path)-at)
+	msgs = append(msgs, llm.Message{Role: llm.RoleCustom, CustomType: compact.CustomType, Content: content,
+		Display: true, Timestamp: isoMillis(c.Timestamp)})
+	return msgs, []string{c.ID}
 }
 
 // emit appends the context message of e, if it has one (§7 step 4).

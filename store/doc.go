@@ -27,6 +27,7 @@
 // Entries of unknown types, and known entries whose members have unexpected JSON types, are
 // opaque: kept and written back verbatim, part of the tree, ignored for context.
 //
-// store imports llm and nothing else of atomic. A Session is safe for concurrent use: one mutex
+// store imports llm and compact (the transcript grammar of verbatim compactions), nothing else
+// of atomic. A Session is safe for concurrent use: one mutex
 // guards its state; the entries it hands out are shared and read-only.
 package store

@@ -423,7 +423,8 @@ func (s *Session) AppendModelChange(provider, modelID string) (string, error) {
 	return s.append(&Entry{Type: TypeModelChange, Provider: provider, ModelID: modelID}, s.leaf)
 }
 
-// AppendCompaction records a pi summary compaction (§5.4): the context keeps summary, then the
+// AppendCompaction records a compaction (§5.4): pi summary style, or Atomic verbatim-lines when
+// details has strategy "verbatim-lines" (see BuildContext). For pi the context keeps summary, then the
 // path from firstKeptEntryID up to this entry. tokensBefore is the context size in tokens before
 // compacting; details is any JSON-encodable value (nil: omitted); fromHook says an extension made
 // the summary. A non-empty firstKeptEntryID must be a known entry (ErrEntryNotFound); "" is

@@ -11,6 +11,7 @@ package main
 //	flags                            registers --plan (boolean) and --persona (string) and puts
 //	                                 their values into the system prompt (before_agent_start)
 //	recorder2                        a second recorder (to pin load order across extensions)
+//	retryabort                       calls ctx.abort() on auto_retry_start (retry_abort.txtar)
 
 import (
 	"context"
@@ -46,6 +47,8 @@ func testExtensions() []Extension {
 			out = append(out, Extension{"recorder2", recorder("recorder2", false)})
 		case "rpcui": // rpc_test.go
 			out = append(out, Extension{"rpcui", rpcUIExtension})
+		case "retryabort": // retry_abort.txtar
+			out = append(out, Extension{"retryabort", retryAbortExtension})
 		}
 	}
 	return out
@@ -201,6 +204,16 @@ func flagsExtension(api ext.API) error {
 		persona, _ := api.GetFlag("persona")
 		p := fmt.Sprintf("%s\nflags: plan=%v persona=%v", c.GetSystemPrompt(), plan, persona)
 		return &ext.BeforeAgentStartResult{SystemPrompt: &p}, nil
+	})
+	return nil
+}
+
+// retryAbortExtension calls ctx.abort() as soon as an automatic retry is scheduled, which must
+// cancel the backoff at once (retry_abort.txtar).
+func retryAbortExtension(api ext.API) error {
+	ext.On(api, func(c ext.Context, e *ext.AutoRetryStart) (ext.None, error) {
+		c.Abort()
+		return nil, nil
 	})
 	return nil
 }

@@ -153,9 +153,13 @@ func run(o *Options) error {
 	defer scripts.close()
 	extFactories, extPaths := scripts.extensions(o.Extensions, o.ExtensionPaths)
 
+	settings := o.loadSettings(agentDir, cwd) // settings.go
 	var httpClient *http.Client
 	var mdl *llm.Model
 	thinking := o.Thinking
+	if thinking == "" && len(st.BuildContext().Messages) == 0 {
+		thinking = settings.DefaultThinkingLevel // a resumed session keeps its own level
+	}
 	if o.Replay != "" {
 		f, err := replay.Load(o.Replay)
 		if err != nil {
@@ -164,7 +168,7 @@ func run(o *Options) error {
 		httpClient = f.HTTPClient()
 		mdl = replayModel(f.API)
 	} else {
-		mdl, thinking, err = o.resolveModel(reg, st, thinking)
+		mdl, thinking, err = o.resolveModel(reg, st, thinking, o.settingsModel(reg, settings))
 		if err != nil {
 			return err
 		}
@@ -196,6 +200,7 @@ func run(o *Options) error {
 			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
 		}),
 		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
+		Retry:               o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
 	})
 	if err != nil {
 		return err
@@ -400,7 +405,9 @@ func (o *Options) openStore(agentDir, cwd string) (*store.Session, error) {
 
 // resolveModel picks the model (config-and-resources.md §9): --model / --provider, else the model
 // the session last used, else the first available one.
-func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking string) (*llm.Model, string, error) {
+// saved is the settings' defaultProvider/defaultModel (nil: none), chosen after the session's own
+// model and before the registry's default (config-and-resources.md §9).
+func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking string, saved *llm.Model) (*llm.Model, string, error) {
 	if o.Model != "" {
 		m, level, err := reg.Resolve(o.Model, o.Provider)
 		if err != nil {
@@ -427,6 +434,9 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 		if m := reg.Find(ref.Provider, ref.ModelID); m != nil && reg.HasAuth(m.Provider) {
 			return m, thinking, nil
 		}
+	}
+	if saved != nil {
+		return saved, thinking, nil
 	}
 	m, err := reg.Default()
 	return m, thinking, err

@@ -8,8 +8,9 @@ package main
 //
 // Custom script commands (see scriptCmds):
 //
-//	fakellm <api> <script.json>      start a fake server playing script; write $WORK/agent/models.json
-//	                                 with provider "fake", model "fake-model" pointing at it
+//	fakellm <api> <script.json> [id…] start a fake server playing script; write $WORK/agent/models.json
+//	                                 with provider "fake", model "fake-model" (and the extra model
+//	                                 ids) pointing at it
 //	requests <n>                     the fake received exactly n requests
 //	wait-requests <n>                wait (≤10 s) until the fake received at least n requests
 //	request-has <i> <text>           request i (negative: from the end) contains text, raw or in a
@@ -149,17 +150,22 @@ func baseURL(srv *fakellm.Server, api string) string {
 	return srv.URL() + "/v1"
 }
 
-// modelsJSON is a models.json with one provider of one model "fake-model" on url.
-func modelsJSON(provider, api, url string) []byte {
+// modelsJSON is a models.json with one provider of one model "fake-model" on url, plus the
+// models named extra (same server), in order.
+func modelsJSON(provider, api, url string, extra ...string) []byte {
+	models := []any{map[string]any{
+		"id": "fake-model", "name": "Fake Model", "contextWindow": 100000, "maxTokens": 4096,
+	}}
+	for _, id := range extra {
+		models = append(models, map[string]any{"id": id, "name": id, "contextWindow": 100000, "maxTokens": 4096})
+	}
 	cfg := map[string]any{
 		"providers": map[string]any{
 			provider: map[string]any{
 				"baseUrl": url,
 				"api":     api,
 				"apiKey":  "fake-key",
-				"models": []any{map[string]any{
-					"id": "fake-model", "name": "Fake Model", "contextWindow": 100000, "maxTokens": 4096,
-				}},
+				"models":  models,
 			},
 		},
 	}
@@ -168,8 +174,8 @@ func modelsJSON(provider, api, url string) []byte {
 }
 
 func cmdFakellm(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: fakellm <api> <script.json>")
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: fakellm <api> <script.json> [extra-model-id...]")
 	}
 	api := args[0]
 	switch api {
@@ -186,7 +192,7 @@ func cmdFakellm(ts *testscript.TestScript, neg bool, args []string) {
 	st.srv, err = fakellm.Listen("127.0.0.1:0", script)
 	ts.Check(err)
 	agent := ts.Getenv("ATOMIC_CODING_AGENT_DIR")
-	ts.Check(os.WriteFile(filepath.Join(agent, "models.json"), modelsJSON("fake", api, baseURL(st.srv, api)), 0o644))
+	ts.Check(os.WriteFile(filepath.Join(agent, "models.json"), modelsJSON("fake", api, baseURL(st.srv, api), args[2:]...), 0o644))
 }
 
 func server(ts *testscript.TestScript) *fakellm.Server {

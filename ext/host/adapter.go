@@ -38,6 +38,13 @@ type generation struct {
 	last    ext.Context
 	lastCmd ext.CommandContext
 
+	// errs are the failures of queued event handlers the host reported (event.error), by
+	// extension, not yet handed to the runner; barriered says which extensions have their
+	// agent_settled barrier subscribed, toolBarrier whether the generation has its tool_call one.
+	errs        [][]queuedError
+	barriered   []bool
+	toolBarrier int // 1 + the extension whose API holds the tool_call barrier; 0: none
+
 	forwarded map[string]bool // pi.events channels forwarded from the Go bus to the host
 	// emitData is the message of the host being emitted on the Go bus (emitting is true), so
 	// the forwarder does not send it back.
@@ -68,6 +75,7 @@ func (s *Supervisor) newGeneration(n int64) *generation {
 	return &generation{
 		n: n, sup: s,
 		apis: make([]ext.API, k), codes: make([]string, k), loaded: make([]bool, k), proxies: make([]map[int]*proxy, k),
+		errs: make([][]queuedError, k), barriered: make([]bool, k),
 		ctxs: map[int64]ext.Context{}, forwarded: map[string]bool{},
 	}
 }
@@ -146,6 +154,11 @@ func (g *generation) dropHandlers(i int) {
 	g.mu.Lock()
 	ps := g.proxies[i]
 	g.proxies[i] = nil
+	// The runner removes everything the failed factory's API registered, barriers included.
+	g.barriered[i] = false
+	if g.toolBarrier == i+1 {
+		g.toolBarrier = 0
+	}
 	g.mu.Unlock()
 	for _, p := range ps {
 		p.unsub()
@@ -280,7 +293,7 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 	}
 	g.mu.Unlock()
 	what := fmt.Sprintf("the %s handler of %s", spec.Name, s.paths[i])
-	unsub, err := api.OnName(event, func(c ext.Context, payload any) (any, error) {
+	fn := func(c ext.Context, payload any) (any, error) {
 		// After a restart the host has loaded the extension again and registered its handlers
 		// under the same ids (a factory registers in a fixed order); a dispatch that began
 		// before the restart reaches the new process under this proxy.
@@ -289,7 +302,18 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 			return nil, errors.New(errorText(err))
 		}
 		return s.dispatch(p, g, i, h, spec, what, c, payload)
-	})
+	}
+	if Queued(spec.Name) {
+		fn = func(c ext.Context, payload any) (any, error) {
+			p, err := s.ensure()
+			if err != nil {
+				return nil, errors.New(errorText(err))
+			}
+			return s.enqueue(p, g, i, h, spec, c, payload)
+		}
+		s.ensureBarriers(g, i, api)
+	}
+	unsub, err := api.OnName(event, fn)
 	if err != nil {
 		return err
 	}

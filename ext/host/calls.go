@@ -43,6 +43,12 @@ func (s *Supervisor) notification(p *process, m *protocol.Message) {
 		if err := s.on(p, g, a.Ext, a.Handler, a.Event); err != nil {
 			s.logf("extension host (%s): %v", s.name(), err)
 		}
+	case protocol.MethodEventError:
+		var a protocol.EventErrorParams
+		if jsonUnmarshal(m.Params, &a) != nil {
+			return
+		}
+		s.queuedFailed(a)
 	case protocol.MethodEventsEmit, protocol.MethodEventsSubscribe:
 		s.post(func() {
 			if _, err := s.request(p, m.Method, m.Params); err != nil {

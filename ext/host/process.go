@@ -42,6 +42,12 @@ type process struct {
 	// us, not hung.
 	serving atomic.Bool
 	read    readCounter // main-channel messages processed, for the sync channel's `after`
+
+	// queued counts the event notifications sent (queued on the host); synced is the count the
+	// last sync barrier covered, so a barrier with nothing new to wait for costs nothing.
+	queued atomic.Int64
+	synced atomic.Int64
+	syncMu sync.Mutex // one barrier at a time
 }
 
 // call is one core -> host request in flight.

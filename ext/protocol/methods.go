@@ -14,6 +14,9 @@ const (
 	MethodShortcutRun     = "shortcut.run"
 	MethodCallback        = "callback"
 	MethodShutdown        = "shutdown"
+	// MethodSync is answered once the host has run every queued event notification sent before
+	// it (the barrier of the agent-loop event queue, docs/extension-protocol.md "Queued events").
+	MethodSync = "sync"
 	// MethodCancelRequest (notification, both directions) cancels a request: the host aborts the
 	// AbortSignal it gave the handler, tool or command.
 	MethodCancelRequest = "$/cancelRequest"
@@ -29,13 +32,16 @@ const (
 	MethodRegisterMessageRenderer = "registerMessageRenderer"
 	MethodRegisterEntryRenderer   = "registerEntryRenderer"
 	MethodToolUpdate              = "tool.update"
-	MethodEventsSubscribe         = "events.subscribe"
-	MethodEventsEmit              = "events.emit"
-	MethodUINotify                = "ui.notify"
-	MethodUISetStatus             = "ui.setStatus"
-	MethodUISetWidget             = "ui.setWidget"
-	MethodUISetTitle              = "ui.setTitle"
-	MethodUISetEditorText         = "ui.setEditorText"
+	// MethodEventError (notification) reports that the handler of a queued event notification
+	// failed; the core hands it to the runner's error reporting.
+	MethodEventError      = "event.error"
+	MethodEventsSubscribe = "events.subscribe"
+	MethodEventsEmit      = "events.emit"
+	MethodUINotify        = "ui.notify"
+	MethodUISetStatus     = "ui.setStatus"
+	MethodUISetWidget     = "ui.setWidget"
+	MethodUISetTitle      = "ui.setTitle"
+	MethodUISetEditorText = "ui.setEditorText"
 
 	// Requests (the Node host sends the synchronous ones on the sync channel).
 	MethodRegisterTool       = "registerTool"
@@ -155,6 +161,15 @@ type EventParams struct {
 	Payload json.RawMessage `json:"payload"`
 	Ctx     int64           `json:"ctx"`
 	Signal  bool            `json:"signal,omitempty"`
+}
+
+// EventErrorParams report the failure of a queued event's handler. Message names the location
+// of the throw, as the error of an event request does.
+type EventErrorParams struct {
+	ExtRef
+	Handler int    `json:"handler"`
+	Event   string `json:"event"`
+	Message string `json:"message"`
 }
 
 // EventResult is the handler's result (absent: none) and the payload fields it edited in place
@@ -384,7 +399,7 @@ type CtxCallParams struct {
 type CompactParams struct {
 	Ctx              int64   `json:"ctx"`
 	CompressionRatio float64 `json:"compressionRatio,omitempty"`
-	PreserveRecent   int     `json:"preserveRecent,omitempty"`
+	PreserveRecent   *int    `json:"preserveRecent,omitempty"`
 	Query            string  `json:"query,omitempty"`
 }
 

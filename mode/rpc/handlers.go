@@ -69,24 +69,40 @@ func init() {
 		"set_follow_up_mode": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			return result{err: rt.Session().SetFollowUpMode(c.params.(*modeParams).Mode)}
 		},
-		"compact":          unavailable("compaction (compact)"),
-		"abort_compaction": unavailable("compaction (abort_compaction: there is no compaction to abort)"),
+		"compact": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			// Atomic's compact takes no parameters; pi's customInstructions guides the planner as the query.
+			res, err := rt.Session().Compact(ctx, session.CompactManual, 0, nil, c.params.(*compactParams).CustomInstructions)
+			if err != nil {
+				return result{err: err}
+			}
+			return result{data: res}
+		},
+		"abort_compaction": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			rt.Session().AbortCompaction()
+			return result{}
+		},
 		"set_auto_compaction": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			s.mu.Lock()
 			s.autoCompaction = c.params.(*enabledParams).Enabled
 			s.mu.Unlock()
+			rt.Session().SetAutoCompaction(c.params.(*enabledParams).Enabled)
 			return result{}
 		},
 		"set_auto_retry": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			s.mu.Lock()
 			s.autoRetry = c.params.(*enabledParams).Enabled
 			s.mu.Unlock()
+			rt.Session().SetAutoRetry(c.params.(*enabledParams).Enabled)
 			return result{}
 		},
-		"abort_retry": unavailable("automatic retry (abort_retry: there is no retry to abort)"),
-		"bash":        handleBash,
-		"user_bash":   handleBash,
-		"abort_bash":  handleAbortBash,
+		// abort_retry cancels a pending retry backoff; without one it does nothing (pi).
+		"abort_retry": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			rt.Session().AbortRetry()
+			return result{}
+		},
+		"bash":       handleBash,
+		"user_bash":  handleBash,
+		"abort_bash": handleAbortBash,
 		"get_session_stats": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			st, err := rt.Session().Stats()
 			return result{data: st, err: err}
@@ -281,14 +297,16 @@ func handleState(s *Server, ctx context.Context, rt *session.Runtime, c *command
 	sess := rt.Session()
 	st := sess.Store()
 	s.mu.Lock()
-	autoCompaction, autoRetry := s.autoCompaction, s.autoRetry
+	autoCompaction := s.autoCompaction
 	s.mu.Unlock()
+	autoRetry := sess.AutoRetryEnabled()
 	return result{data: stateData{
 		Model:                 sess.Model(),
 		ThinkingLevel:         sess.ThinkingLevel(),
 		IsStreaming:           sess.IsStreaming(),
 		SteeringMode:          sess.SteeringMode(),
 		FollowUpMode:          sess.FollowUpMode(),
+		IsCompacting:          sess.IsCompacting(),
 		SessionFile:           st.SessionFile(),
 		SessionID:             st.SessionID(),
 		SessionName:           st.SessionName(),

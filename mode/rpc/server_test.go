@@ -532,7 +532,7 @@ func TestBash(t *testing.T) {
 // Commands whose subsystem does not exist answer with an error naming it; toggles are recorded.
 func TestUnavailableCommands(t *testing.T) {
 	h := newHarness(t, script(), harnessOptions{})
-	for _, typ := range []string{"compact", "abort_retry", "abort_compaction", "refresh_models", "login_provider", "pause_queued_messages", "import_session"} {
+	for _, typ := range []string{"refresh_models", "login_provider", "pause_queued_messages", "import_session"} {
 		cmd := map[string]any{"type": typ, "provider": "x", "inputPath": "/x"}
 		r := h.call("u-"+typ, cmd)
 		if r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), "not available") {
@@ -541,6 +541,7 @@ func TestUnavailableCommands(t *testing.T) {
 	}
 	h.ok("ac", map[string]any{"type": "set_auto_compaction", "enabled": false})
 	h.ok("ar", map[string]any{"type": "set_auto_retry", "enabled": false})
+	h.ok("abr", map[string]any{"type": "abort_retry"}) // no retry pending: a no-op
 	st := h.ok("s", map[string]any{"type": "get_state"})
 	if dig(st, "autoCompactionEnabled") != false || dig(st, "autoRetryEnabled") != false {
 		t.Fatalf("toggles not recorded: %v", st)

@@ -227,8 +227,9 @@ class Ctx {
 	isProjectTrusted() {
 		return syncCall<boolean>("ctx.isProjectTrusted", { ctx: this.id });
 	}
-	compact(options: { customInstructions?: string; compressionRatio?: number; preserveRecent?: number; query?: string; onComplete?: Fn; onError?: Fn } = {}) {
-		request("ctx.compact", { ctx: this.id, compressionRatio: options.compressionRatio, preserveRecent: options.preserveRecent, query: options.query ?? options.customInstructions }).then(
+	// Atomic documents snake_case (compression_ratio, preserve_recent); camelCase is accepted too.
+	compact(options: { customInstructions?: string; compression_ratio?: number; preserve_recent?: number; compressionRatio?: number; preserveRecent?: number; query?: string; onComplete?: Fn; onError?: Fn } = {}) {
+		request("ctx.compact", { ctx: this.id, compressionRatio: options.compression_ratio ?? options.compressionRatio, preserveRecent: options.preserve_recent ?? options.preserveRecent, query: options.query ?? options.customInstructions }).then(
 			(r) => options.onComplete?.(r),
 			(err) => options.onError?.(err),
 		);
@@ -572,6 +573,7 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 		signal = new LazySignal();
 		inflight.set(id, signal);
 	}
+	if (evqRunning && ORDERED.has(p.event)) await drained();
 	const payload = p.payload ?? {};
 	payload.type = p.event;
 	const fields = MUTABLE[p.event];
@@ -597,6 +599,87 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 	} finally {
 		if (signal) inflight.delete(id);
 	}
+}
+
+// ---- queued events (docs/extension-protocol.md "Queued events") -----------------------------
+
+/**
+ * Events whose request waits for the queued events sent before it: the agent loop emits them
+ * after the queued ones, so their handlers see the queued handlers done (events.md §1.2). Events
+ * that a host call may cause while a queued handler awaits it (model_select after pi.setModel…)
+ * do not wait, or the two would wait for each other.
+ */
+const ORDERED = new Set([
+	"message_end",
+	"tool_call",
+	"tool_result",
+	"context",
+	"before_provider_request",
+	"before_provider_headers",
+	"provider_request",
+	"after_provider_response",
+	"agent_settled",
+	"session_stop",
+	"input",
+	"before_agent_start",
+]);
+
+type QueuedEvent = { ext: number; gen: number; handler: number; event: string; payload: any; ctx: number; signal?: boolean };
+
+const evq: QueuedEvent[] = [];
+let evqHead = 0;
+let evqRunning = false;
+let drainWaiters: Array<() => void> = [];
+
+function queuedFailed(p: QueuedEvent, inst: Instance | undefined, err: unknown): void {
+	const e = handlerError(err, inst?.path);
+	notify("event.error", { ext: p.ext, gen: p.gen, handler: p.handler, event: p.event, message: e.message });
+}
+
+/** runQueued starts one queued handler; a promise when it has not settled yet. */
+function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
+	const inst = instances.get(p.ext);
+	if (!inst || inst.gen !== p.gen) return undefined; // the runtime was replaced
+	const h = inst.handlers.get(p.handler);
+	if (!h) return undefined;
+	const payload = p.payload ?? {};
+	payload.type = p.event;
+	try {
+		const r = h.fn(payload, new Ctx(p.ctx, p.signal ? new LazySignal() : undefined));
+		if (r && typeof r.then === "function") return Promise.resolve(r).then(undefined, (err) => queuedFailed(p, inst, err));
+	} catch (err) {
+		queuedFailed(p, inst, err);
+	}
+	return undefined;
+}
+
+async function pump(): Promise<void> {
+	while (evqHead < evq.length) {
+		const p = evq[evqHead];
+		evq[evqHead++] = undefined as any;
+		const r = runQueued(p);
+		if (r) await r;
+	}
+	evq.length = 0;
+	evqHead = 0;
+	evqRunning = false;
+	const ws = drainWaiters;
+	drainWaiters = [];
+	for (const w of ws) w();
+}
+
+/** eventQueued runs an `event` notification after the ones before it, one handler at a time. */
+export function eventQueued(p: QueuedEvent): void {
+	evq.push(p);
+	if (evqRunning) return;
+	evqRunning = true;
+	void pump(); // a synchronous handler runs right away
+}
+
+/** drained resolves once every queued event received so far has been handled (`sync`). */
+export function drained(): Promise<null> | null {
+	if (!evqRunning) return null;
+	return new Promise((resolve) => drainWaiters.push(() => resolve(null)));
 }
 
 export async function toolExecute(id: number | string, p: { ext: number; gen: number; tool: string; toolCallId: string; params: any; ctx: number }) {

@@ -27,7 +27,10 @@ const requests: Record<string, RequestHandler> = {
 	"command.complete": (_id, p) => host.commandComplete(p),
 	"shortcut.run": (id, p) => host.shortcutRun(id, p),
 	callback: (_id, p) => host.runCallback(p),
-	shutdown: () => {
+	sync: () => host.drained(),
+	// The queued events sent before shutdown run first.
+	shutdown: async () => {
+		await host.drained();
 		setImmediate(() => process.exit(0));
 		return null;
 	},
@@ -36,6 +39,7 @@ const requests: Record<string, RequestHandler> = {
 const notifications: Record<string, (params: any) => void> = {
 	"$/cancelRequest": (p) => host.inflight.get(p?.id)?.abort(new Error("cancelled by atomic")),
 	"events.deliver": (p) => host.deliverEvent(p),
+	event: (p) => host.eventQueued(p),
 };
 
 function reply(id: number | string, result: unknown): void {

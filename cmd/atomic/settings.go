@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/resource"
+	"github.com/atomic-cli/atomic/session"
+)
+
+// loadSettings reads the merged settings.json files (config-and-resources.md §2); the project
+// file counts only when the project is trusted (--approve, or trust.json), as for extensions.
+// Problems are printed as warnings.
+func (o *Options) loadSettings(agentDir, cwd string) resource.Settings {
+	trusted := o.Approve
+	if !o.Approve && !o.NoApprove {
+		trusted, _, _ = resource.ProjectTrust(agentDir, cwd) // an invalid trust.json is reported by extension discovery
+	}
+	s, warnings := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trusted})
+	for _, w := range warnings {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+	}
+	if s.DefaultThinkingLevel != "" && !llm.ValidThinkingLevel(s.DefaultThinkingLevel) {
+		fmt.Fprintf(o.Stderr, "Warning: settings: defaultThinkingLevel: unknown level %q (use %s); ignoring it\n", s.DefaultThinkingLevel, strings.Join(llm.ThinkingLevels, ", "))
+		s.DefaultThinkingLevel = ""
+	}
+	return s
+}
+
+// settingsModel is the saved default model of the settings, nil when none is set or it is not
+// known (with a warning).
+func (o *Options) settingsModel(reg *model.Registry, s resource.Settings) *llm.Model {
+	if s.DefaultModel == "" {
+		return nil
+	}
+	if s.DefaultProvider != "" {
+		if m := reg.Find(s.DefaultProvider, s.DefaultModel); m != nil {
+			return m
+		}
+	}
+	m, _, err := reg.Resolve(s.DefaultModel, s.DefaultProvider)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "Warning: settings: defaultModel %q: %v\n", s.DefaultModel, err)
+		return nil
+	}
+	return m
+}
+
+// retryOptions turns the retry settings and fallbackModels into session options; fallbacks that
+// do not resolve are reported and skipped.
+func (o *Options) retryOptions(reg *model.Registry, s resource.Settings, primary *llm.Model) session.RetryOptions {
+	r := session.RetryOptions{
+		Enabled:    s.Retry.Enabled,
+		MaxRetries: s.Retry.MaxRetries,
+		BaseDelay:  time.Duration(s.Retry.BaseDelayMs) * time.Millisecond,
+		MaxDelay:   time.Duration(s.Retry.MaxDelayMs) * time.Millisecond,
+	}
+	if reg == nil {
+		return r
+	}
+	for _, pattern := range s.FallbackModels {
+		m, level, err := reg.Resolve(pattern, "")
+		if err != nil {
+			fmt.Fprintf(o.Stderr, "Warning: settings: fallbackModels: %q: %v\n", pattern, err)
+			continue
+		}
+		if primary != nil && m.Provider == primary.Provider && m.ID == primary.ID {
+			continue
+		}
+		r.Fallbacks = append(r.Fallbacks, session.RetryFallback{Model: m, ThinkingLevel: level})
+	}
+	return r
+}

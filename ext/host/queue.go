@@ -1,0 +1,159 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/protocol"
+)
+
+// Queued events (docs/extension-protocol.md "Queued events"). The agent-loop notification
+// events travel through one FIFO queue whose handlers lag behind the loop (events.md §1.2), so
+// the core sends them to the host as `event` notifications and goes on at once: the host runs
+// them in order, one handler after another, and reports a failing handler with `event.error`.
+// The loop catches up with the queue at the barriers: before tool_call and agent_settled the
+// core sends `sync`, which the host answers once everything queued before it has run, and the
+// host finishes its queue before it answers `shutdown`.
+
+// queuedEvents are the events sent as notifications: every agent-loop event of events.md §1.2
+// whose results are ignored (Notify) except message_end, which Atomic awaits.
+var queuedEvents = map[string]bool{
+	"agent_start": true, "agent_end": true,
+	"turn_start": true, "turn_end": true,
+	"message_start": true, "message_update": true,
+	"tool_execution_start": true, "tool_execution_update": true, "tool_execution_end": true,
+}
+
+// Queued reports whether the handlers of event (a canonical name) are sent as queued
+// notifications rather than awaited requests.
+func Queued(event string) bool { return queuedEvents[event] }
+
+// queuedError is a failure of a queued handler, waiting to be handed to the runner.
+type queuedError struct {
+	event   string
+	message string
+}
+
+// enqueue sends one queued event to host handler h of extension i and returns at once. The
+// runner reports what it returns as this handler's error: the failures of the extension's queued
+// handlers that the host reported since (usually an earlier delta of the same event).
+func (s *Supervisor) enqueue(p *process, g *generation, i, h int, spec *ext.Spec, c ext.Context, payload any) (any, error) {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
+	}
+	// The handler runs later; its ctx calls resolve to the generation's latest context, whose
+	// getters are live (the handler lags behind the loop, as in pi).
+	id := g.enter(c)
+	g.leave(id)
+	p.queued.Add(1)
+	if err := p.out.Notify(protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, c.Signal() != nil)); err != nil && p.alive() {
+		return nil, fmt.Errorf("extension host: sending %s: %w", spec.Name, err)
+	}
+	return nil, g.takeErrors(i, spec.Name)
+}
+
+// queuedFailed records the failure of a queued handler reported by the host.
+func (s *Supervisor) queuedFailed(a protocol.EventErrorParams) {
+	g := s.generation(a.Gen)
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if a.Ext < 0 || a.Ext >= len(g.errs) {
+		return
+	}
+	g.errs[a.Ext] = append(g.errs[a.Ext], queuedError{event: a.Event, message: a.Message})
+}
+
+// takeErrors returns the recorded failures of extension i as one error (nil: none). A failure
+// of another event than the one being dispatched names its event.
+func (g *generation) takeErrors(i int, event string) error {
+	g.mu.Lock()
+	qs := g.errs[i]
+	g.errs[i] = nil
+	g.mu.Unlock()
+	if len(qs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(qs))
+	for k, q := range qs {
+		if q.event == event {
+			errs[k] = errors.New(q.message)
+		} else {
+			errs[k] = fmt.Errorf("%s handler: %s", q.event, q.message)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ensureBarriers subscribes, through the API of extension i that registers a queued handler,
+// the barriers of the agent loop: agent_settled (per extension: it also hands the extension's
+// last failures to the runner) and tool_call (once per generation).
+func (s *Supervisor) ensureBarriers(g *generation, i int, api ext.API) {
+	g.mu.Lock()
+	settled := !g.barriered[i]
+	g.barriered[i] = true
+	tool := g.toolBarrier == 0
+	if tool {
+		g.toolBarrier = i + 1
+	}
+	g.mu.Unlock()
+	if settled {
+		_, _ = api.OnName("agent_settled", func(c ext.Context, _ any) (any, error) {
+			s.barrier(c.Signal())
+			return nil, g.takeErrors(i, "agent_settled")
+		})
+	}
+	if tool {
+		// tool_call is fail-closed: the barrier never blocks a call, and failures wait for the
+		// next queued event or agent_settled.
+		// It gives up well before the runner's guard timeout would block the call.
+		_, _ = api.OnName("tool_call", func(c ext.Context, _ any) (any, error) {
+			ctx := c.Signal()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, cancel := context.WithTimeout(ctx, ext.GuardTimeout/2)
+			defer cancel()
+			s.barrier(ctx)
+			return nil, nil
+		})
+	}
+}
+
+// barrier waits until the host has run every queued event sent so far (and read the failures it
+// reported). A host that is gone has nothing left to wait for.
+func (s *Supervisor) barrier(ctx context.Context) {
+	p := s.current(0)
+	if p == nil {
+		return
+	}
+	n := p.queued.Load()
+	if p.synced.Load() >= n {
+		return
+	}
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
+	if p.synced.Load() >= n {
+		return
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if _, err := p.call(ctx, protocol.MethodSync, nil, "the queued event handlers", nil); err == nil {
+		for {
+			old := p.synced.Load()
+			if old >= n || p.synced.CompareAndSwap(old, n) {
+				break
+			}
+		}
+	}
+}
+
+// Drain waits until the host has run every queued event sent so far.
+func (s *Supervisor) Drain() { s.barrier(context.Background()) }

@@ -1,0 +1,78 @@
+package session
+
+import (
+	"context"
+	"errors"
+
+	"github.com/atomic-cli/atomic/compact"
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// beforeRequest is the threshold trigger (agent.Hooks.BeforeRequest): before every provider
+// request, including the follow-up after tool results, a context estimate above
+// contextWindow − reserve (at most a quarter of the window) compacts first. A successful run hands its rebuilt context back to
+// the loop; a cancelled or failed one suppresses the request.
+func (s *Session) beforeRequest(ctx context.Context, msgs []llm.Message) ([]llm.Message, bool) {
+	m := s.Model()
+	if !s.AutoCompaction() || m == nil || m.ContextWindow <= 0 {
+		return nil, false
+	}
+	reserve := s.opts.Compaction.ReserveTokens
+	if reserve <= 0 {
+		reserve = DefaultReserveTokens
+	}
+	// A window smaller than the reserve (small local models, tests) keeps a quarter free instead.
+	reserve = min(reserve, int64(m.ContextWindow)/4)
+	if contextTokens(msgs) <= int64(m.ContextWindow)-reserve {
+		return nil, false
+	}
+	_, out, err := s.compact(ctx, CompactThreshold, s.parameters(0, nil, ""), true)
+	if err != nil {
+		s.compactionFailed(err)
+		return nil, true
+	}
+	return out, false
+}
+
+// overflow is the overflow trigger (agent.Hooks.Overflow): a context-too-long provider error
+// compacts and retries the request once.
+func (s *Session) overflow(ctx context.Context, failed *llm.Message, _ []llm.Message) ([]llm.Message, bool) {
+	if !s.AutoCompaction() || !compact.IsOverflow(failed.ErrorMessage) {
+		return nil, false
+	}
+	_, out, err := s.compact(ctx, CompactOverflow, s.parameters(0, nil, ""), true)
+	if err != nil {
+		s.compactionFailed(err)
+		return nil, false
+	}
+	return out, true
+}
+
+func (s *Session) compactionFailed(err error) {
+	if !errors.Is(err, ErrCompactionCancelled) {
+		s.onErr(err)
+	}
+}
+
+// compactAsync is ctx.compact: the run starts in the background once the agent is idle, and
+// exactly one of onComplete and onError is called with its outcome.
+func (s *Session) compactAsync(o ext.CompactOptions) {
+	p := s.parameters(o.CompressionRatio, o.PreserveRecent, o.Query)
+	s.inflight.add()
+	go func() {
+		defer s.inflight.done()
+		ctx := context.Background()
+		var res *compact.Result
+		err := s.agent.Wait(ctx)
+		if err == nil {
+			res, _, err = s.compact(ctx, CompactManual, p, false)
+		}
+		switch {
+		case err != nil && o.OnError != nil:
+			o.OnError(err)
+		case err == nil && o.OnComplete != nil:
+			o.OnComplete(res)
+		}
+	}()
+}

@@ -288,8 +288,9 @@ func (rt *Runtime) Reload(ctx context.Context) error {
 }
 
 // NavigateTree moves the leaf to targetID in place (ctx.navigateTree, /tree): session_before_tree
-// may cancel or supply a summary; then the leaf moves, the context is rebuilt and session_tree
-// fires. Generating summaries needs the summarizer, which arrives with compaction.
+// may cancel, supply a summary or override the options; with Summarize the abandoned branch is
+// summarised (branch_summary.go); then the leaf moves, the context is rebuilt and session_tree
+// fires.
 func (rt *Runtime) NavigateTree(ctx context.Context, targetID string, o ext.NavigateOptions) (bool, error) {
 	s := rt.Session()
 	if s.agent.IsRunning() {
@@ -298,51 +299,6 @@ func (rt *Runtime) NavigateTree(ctx context.Context, targetID string, o ext.Navi
 	if s.store.Entry(targetID) == nil {
 		return false, fmt.Errorf("navigateTree: %w: %s", store.ErrEntryNotFound, targetID)
 	}
-	oldLeaf := s.store.LeafID()
-	prep := ext.TreePreparation{TargetID: targetID, UserWantsSummary: o.Summarize, CustomInstructions: o.CustomInstructions, ReplaceInstructions: o.ReplaceInstructions, Label: o.Label}
-	if oldLeaf != "" {
-		prep.OldLeafID = &oldLeaf
-	}
-	_, res, _ := ext.Emit[*ext.BeforeTreeResult](s.runner, ctx, ext.SessionBeforeTree{Preparation: prep})
-	if res != nil && res.Cancel {
-		return true, nil
-	}
-	label := o.Label
-	if res != nil && res.Label != nil {
-		label = *res.Label
-	}
-	var summaryEntry *store.Entry
-	fromExt := false
-	if err := s.store.SetLeaf(targetID); err != nil {
-		return false, err
-	}
-	if o.Summarize {
-		if res == nil || res.Summary == nil {
-			return false, fmt.Errorf("navigateTree: branch summaries are %w in atomic unless an extension supplies one in session_before_tree", ext.ErrNotAvailable)
-		}
-		id, err := s.store.BranchWithSummary(targetID, res.Summary.Summary, res.Summary.Details, true)
-		if err != nil {
-			return false, err
-		}
-		summaryEntry, fromExt = s.store.Entry(id), true
-	}
-	if label != "" {
-		target := targetID
-		if summaryEntry != nil {
-			target = summaryEntry.ID
-		}
-		if _, err := s.store.AppendLabelChange(target, label); err != nil {
-			return false, err
-		}
-	}
-	if err := s.agent.SetMessages(s.store.BuildContext().Messages); err != nil {
-		return false, err
-	}
-	newLeaf := s.store.LeafID()
-	ev := ext.SessionTree{NewLeafID: &newLeaf, SummaryEntry: summaryEntry, FromExtension: fromExt}
-	if oldLeaf != "" {
-		ev.OldLeafID = &oldLeaf
-	}
-	ext.Emit[ext.None](s.runner, ctx, ev)
-	return false, nil
+	// --- branch summaries (issue 6 item 3): the rest lives in branch_summary.go ---
+	return s.navigateTree(ctx, targetID, o)
 }

@@ -529,6 +529,12 @@ func (s *Session) AppendSessionSummary(summary, summarizedThroughID string, usag
 // "root" for "". details (nil: omitted) and fromHook as for AppendCompaction. It fails with
 // ErrEntryNotFound for an unknown fromID; on any failure the leaf does not move.
 func (s *Session) BranchWithSummary(fromID, summary string, details any, fromHook bool) (string, error) {
+	return s.BranchWithSummaryUsage(fromID, summary, details, fromHook, nil)
+}
+
+// BranchWithSummaryUsage is BranchWithSummary that also records the tokens and dollars the
+// summarizer spent (Atomic's usage member, §5.5); nil usage is omitted.
+func (s *Session) BranchWithSummaryUsage(fromID, summary string, details any, fromHook bool, usage *llm.Usage) (string, error) {
 	raw, err := toRaw(details)
 	if err != nil {
 		return "", fmt.Errorf("store: branch summary: details: %w", err)
@@ -544,7 +550,8 @@ func (s *Session) BranchWithSummary(fromID, summary string, details any, fromHoo
 		}
 		parent, from = p, fromID
 	}
-	return s.append(&Entry{Type: TypeBranchSummary, FromID: from, Summary: summary, Details: raw, FromHook: &fromHook}, parent)
+	return s.append(&Entry{Type: TypeBranchSummary, FromID: from, Summary: summary, Details: raw, FromHook: &fromHook,
+		Usage: usage}, parent)
 }
 
 // --- navigation and reads ---

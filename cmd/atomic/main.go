@@ -201,6 +201,7 @@ func run(o *Options) error {
 		}),
 		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 		Retry:               o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
+		Compaction:          compactionOptions(settings),
 	})
 	if err != nil {
 		return err

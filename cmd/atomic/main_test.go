@@ -100,7 +100,8 @@ var goEnv = sync.OnceValue(func() []string {
 	}
 })
 
-// setupScript gives every script an empty agent directory and home, and the go settings.
+// setupScript gives every script an agent directory holding only a settings.json with a 1 ms
+// retry backoff, an empty home, and the go settings.
 func setupScript(env *testscript.Env) error {
 	work := env.WorkDir
 	agent := filepath.Join(work, "agent")
@@ -112,6 +113,11 @@ func setupScript(env *testscript.Env) error {
 	}
 	env.Setenv("ATOMIC_CODING_AGENT_DIR", agent)
 	env.Setenv("HOME", home)
+	// Automatic retry keeps its default (on) but waits at most 1 ms, so a script never sleeps
+	// through a backoff; scripts may replace the file (error_http.txtar turns retry off).
+	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`+"\n"), 0o644); err != nil {
+		return err
+	}
 	for _, kv := range goEnv() {
 		k, v, _ := strings.Cut(kv, "=")
 		env.Setenv(k, v)

@@ -74,3 +74,15 @@ func (o *Options) retryOptions(reg *model.Registry, s resource.Settings, primary
 	}
 	return r
 }
+
+// compactionOptions maps the compaction settings (config-and-resources.md §2) onto the session.
+func compactionOptions(s resource.Settings) session.CompactionSettings {
+	c := s.Compaction
+	preserve := c.PreserveRecent
+	return session.CompactionSettings{
+		Disabled:         !c.Enabled,
+		ReserveTokens:    int64(c.ReserveTokens),
+		CompressionRatio: c.CompressionRatio,
+		PreserveRecent:   &preserve,
+	}
+}

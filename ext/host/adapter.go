@@ -303,11 +303,14 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 		}
 		return s.dispatch(p, g, i, h, spec, what, c, payload)
 	}
-	if Queued(spec.Name) {
+	if Queued(spec.Name) && p.queues.Load() {
 		fn = func(c ext.Context, payload any) (any, error) {
 			p, err := s.ensure()
 			if err != nil {
 				return nil, errors.New(errorText(err))
+			}
+			if !p.queues.Load() {
+				return s.dispatch(p, g, i, h, spec, what, c, payload)
 			}
 			return s.enqueue(p, g, i, h, spec, c, payload)
 		}

@@ -45,6 +45,8 @@ type process struct {
 
 	// queued counts the event notifications sent (queued on the host); synced is the count the
 	// last sync barrier covered, so a barrier with nothing new to wait for costs nothing.
+	// queues says the host accepts queued event notifications (capabilities.queuedEvents).
+	queues atomic.Bool
 	queued atomic.Int64
 	synced atomic.Int64
 	syncMu sync.Mutex // one barrier at a time

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
@@ -71,7 +72,7 @@ func (s *Supervisor) queuedFailed(a protocol.EventErrorParams) {
 }
 
 // takeErrors returns the recorded failures of extension i as one error (nil: none). A failure
-// of another event than the one being dispatched names its event.
+// of another event than the one being dispatched names its event; several are joined with "; ".
 func (g *generation) takeErrors(i int, event string) error {
 	g.mu.Lock()
 	qs := g.errs[i]
@@ -80,15 +81,16 @@ func (g *generation) takeErrors(i int, event string) error {
 	if len(qs) == 0 {
 		return nil
 	}
-	errs := make([]error, len(qs))
+	// One line, so each report stays one line of a log.
+	msgs := make([]string, len(qs))
 	for k, q := range qs {
 		if q.event == event {
-			errs[k] = errors.New(q.message)
+			msgs[k] = q.message
 		} else {
-			errs[k] = fmt.Errorf("%s handler: %s", q.event, q.message)
+			msgs[k] = q.event + " handler: " + q.message
 		}
 	}
-	return errors.Join(errs...)
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // ensureBarriers subscribes, through the API of extension i that registers a queued handler,

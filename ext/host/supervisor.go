@@ -345,6 +345,7 @@ func (s *Supervisor) start(inc int) (*process, error) {
 		s.disable(err)
 		return nil, err
 	}
+	p.queues.Store(res.Capabilities["queuedEvents"] == true)
 	go p.monitor(s.opts.WarnAfter, s.opts.DeadAfter)
 	if inc > 1 {
 		s.reload(p)

@@ -245,7 +245,8 @@ func BenchmarkEventRoundTrip(b *testing.B) {
 }
 
 // BenchmarkNotificationRoundTrip is BenchmarkEventRoundTrip for a notification event
-// (turn_start), which the runner dispatches without the fail-closed guard of tool_call.
+// (turn_start). turn_start is a queued event (docs/extension-protocol.md "Queued events"): the
+// dispatch only writes the notification, so this measures what the agent loop waits for.
 func BenchmarkNotificationRoundTrip(b *testing.B) {
 	r, _ := loaded(b, writeExt(b, b.TempDir(), "turn.ts", `export default function (pi) { pi.on("turn_start", () => {}); }`))
 	ctx := context.Background()

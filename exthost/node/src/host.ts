@@ -761,7 +761,7 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 		name: "atomic-node-host",
 		version: hostInfo.version,
 		runtime: `node ${process.version}`,
-		capabilities: { syncChannel: true, mutablePayloads: MUTABLE },
+		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true },
 	};
 }
 

@@ -153,6 +153,13 @@ func TestNavigateTreeSummarizerSummaryReachesNextRequest(t *testing.T) {
 	if st.Label(e.ID) != "checkpoint" || st.Label(target) != "" {
 		t.Fatal("the label is not on the summary entry")
 	}
+	reopened, err := store.Open(st.SessionFile(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if re := reopened.Entry(e.ID); re == nil || re.Usage == nil || re.Usage.Input != 300 || string(re.Details) != string(e.Details) {
+		t.Fatalf("persisted branch summary %+v", re)
+	}
 	if len(rec.trees) != 1 || rec.trees[0].SummaryEntry == nil || rec.trees[0].SummaryEntry.ID != e.ID ||
 		rec.trees[0].FromExtension || *rec.trees[0].OldLeafID != oldLeaf || *rec.trees[0].NewLeafID != st.LeafID() {
 		t.Fatalf("session_tree %+v", rec.trees)
@@ -308,5 +315,21 @@ func TestNavigateTreeWithoutSummaryLabelsTarget(t *testing.T) {
 	}
 	if got := len(h.rt.Session().Messages()); got != 2 {
 		t.Fatalf("context after the jump: %d messages", got)
+	}
+}
+
+func TestBranchSummaryPromptKeepsNewestLinesWithinBudget(t *testing.T) {
+	var msgs []llm.Message
+	for i := 0; i < 50; i++ {
+		msgs = append(msgs, llm.UserText(strings.Repeat("x", 39), nil, 0)) // "[user]" + 39 bytes: 47 bytes with newlines
+	}
+	msgs = append(msgs, llm.UserText("newest", nil, 0))
+	p := session.BranchSummaryPrompt(msgs, "", false, 25) // 100 bytes of transcript
+	if !strings.HasPrefix(p, "<transcript>\n(") || !strings.Contains(p, "earlier lines omitted)\n") ||
+		!strings.Contains(p, "[user]\nnewest\n</transcript>") {
+		t.Fatalf("prompt:\n%s", p)
+	}
+	if full := session.BranchSummaryPrompt(msgs, "", false, 0); strings.Contains(full, "omitted") {
+		t.Fatal("no budget still omitted lines")
 	}
 }

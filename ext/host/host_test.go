@@ -26,6 +26,9 @@ import (
 //	                "fake says no: <command>", except the commands "crash" (the host exits
 //	                with code 3) and "hang" (the host stops its heartbeat and sleeps)
 //	fail            the factory fails
+//
+// With ATOMIC_FAKE_QUEUED=1 it reports capabilities.queuedEvents, answers sync at once (it
+// handles each event notification as it reads it) and reports a failure for turnIndex 13.
 func TestMain(m *testing.M) {
 	if os.Getenv("ATOMIC_FAKE_HOST") == "1" {
 		fakeHost()
@@ -54,7 +57,13 @@ func fakeHost() {
 		}
 		switch m.Method {
 		case protocol.MethodInitialize:
-			_ = w.Reply(m.ID, protocol.InitializeResult{ProtocolVersion: protocol.Version, Name: "fake"}, nil)
+			res := protocol.InitializeResult{ProtocolVersion: protocol.Version, Name: "fake"}
+			if os.Getenv("ATOMIC_FAKE_QUEUED") == "1" {
+				res.Capabilities = map[string]any{"queuedEvents": true}
+			}
+			_ = w.Reply(m.ID, res, nil)
+		case protocol.MethodSync:
+			_ = w.Reply(m.ID, nil, nil)
 		case protocol.MethodLoad:
 			var p protocol.LoadParams
 			_ = json.Unmarshal(m.Params, &p)
@@ -75,6 +84,16 @@ func fakeHost() {
 		case protocol.MethodEvent:
 			var p protocol.EventParams
 			_ = json.Unmarshal(m.Params, &p)
+			if m.IsNotification() {
+				var turn struct {
+					TurnIndex int `json:"turnIndex"`
+				}
+				_ = json.Unmarshal(p.Payload, &turn)
+				if turn.TurnIndex == 13 {
+					_ = w.Notify(protocol.MethodEventError, protocol.EventErrorParams{ExtRef: p.ExtRef, Handler: p.Handler, Event: p.Event, Message: "unlucky turn (at ext0.fake:1:1)"})
+				}
+				continue
+			}
 			var payload struct {
 				Input struct {
 					Command string `json:"command"`
@@ -257,5 +276,55 @@ func TestEventParamsEncoding(t *testing.T) {
 	want, _ := json.Marshal(protocol.EventParams{ExtRef: protocol.ExtRef{Ext: 2, Gen: 3}, Handler: 4, Event: "tool_call", Payload: json.RawMessage(`{"toolName":"bash"}`), Ctx: 5, Signal: true})
 	if string(got) != string(want) {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// TestQueuedEvents: with capabilities.queuedEvents, a queued event is one notification and the
+// dispatch does not wait; agent_settled sends one sync (none when nothing was queued since) and
+// hands the failures the host reported to the runner, naming the failed event.
+func TestQueuedEvents(t *testing.T) {
+	t.Setenv("ATOMIC_FAKE_QUEUED", "1")
+	s, _ := fake(t, "on turn_start\n")
+	r, errs := load(t, s)
+	if !r.Has(ext.IDAgentSettled) || !r.Has(ext.IDToolCall) {
+		t.Fatal("the agent_settled and tool_call barriers are not subscribed")
+	}
+	ctx := context.Background()
+	before := s.Sent()
+	for i := 0; i < 20; i++ {
+		ext.Emit[ext.None](r, ctx, ext.TurnStart{TurnIndex: i})
+	}
+	if got := s.Sent() - before; got != 20 {
+		t.Fatalf("%d messages for 20 queued events; want 20 notifications", got)
+	}
+	ext.Emit[ext.None](r, ctx, ext.AgentSettled{})
+	ext.Emit[ext.None](r, ctx, ext.AgentSettled{})
+	if got := s.Sent() - before; got != 21 {
+		t.Fatalf("%d messages after two agent_settled; want 20 notifications and one sync", got)
+	}
+	var msgs []string
+	for _, e := range *errs {
+		msgs = append(msgs, e.Event+": "+e.Message)
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "unlucky turn (at ext0.fake:1:1)") {
+		t.Fatalf("errors %q; want the failure of turn 13 once", msgs)
+	}
+	if strings.HasPrefix(msgs[0], "agent_settled:") && !strings.Contains(msgs[0], "turn_start handler: unlucky") {
+		t.Fatalf("reported at the barrier without naming turn_start: %q", msgs[0])
+	}
+}
+
+// TestQueuedEventsNeedTheCapability: a host without capabilities.queuedEvents gets every event as
+// a request, and no barriers are added.
+func TestQueuedEventsNeedTheCapability(t *testing.T) {
+	s, _ := fake(t, "on turn_start\n")
+	r, _ := load(t, s)
+	if r.Has(ext.IDAgentSettled) || r.Has(ext.IDToolCall) {
+		t.Fatal("barriers subscribed for a host without queued events")
+	}
+	before := s.Sent()
+	ext.Emit[ext.None](r, context.Background(), ext.TurnStart{TurnIndex: 1})
+	if got := s.Sent() - before; got != 1 {
+		t.Fatalf("%d messages for one event", got)
 	}
 }

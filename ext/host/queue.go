@@ -17,7 +17,8 @@ import (
 // them in order, one handler after another, and reports a failing handler with `event.error`.
 // The loop catches up with the queue at the barriers: before tool_call and agent_settled the
 // core sends `sync`, which the host answers once everything queued before it has run, and the
-// host finishes its queue before it answers `shutdown`.
+// host finishes its queue before it answers `shutdown`. Only a host whose initialize result has
+// capabilities.queuedEvents gets notifications; for the others every event stays a request.
 
 // queuedEvents are the events sent as notifications: every agent-loop event of events.md §1.2
 // whose results are ignored (Notify) except message_end, which Atomic awaits.

@@ -365,8 +365,17 @@ func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]ll
 
 		if hook := a.Config().Hooks.BeforeRequest; hook != nil && ctx.Err() == nil {
 			repl, stop := hook(ctx, a.Messages())
-			if stop {
-				a.emit(Event{Type: EventTurnEnd, TurnIndex: turn})
+			if stop != nil {
+				cfg := a.Config()
+				failed := llm.NewBuilder(cfg.Model, nil).Fail(stop.Error(), ctx.Err() != nil, cfg.Model)
+				start := failed.Clone()
+				start.Content = []llm.Content{}
+				a.emit(Event{Type: EventMessageStart, Message: &start})
+				a.finalize(ctx, &failed)
+				a.appendMessage(failed)
+				a.emit(Event{Type: EventMessageEnd, Message: &failed})
+				*addedp = append(*addedp, failed)
+				a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &failed})
 				break
 			}
 			if repl != nil {

@@ -32,11 +32,11 @@ type Hooks struct {
 	// the turn with an error assistant message.
 	PrepareRequest func(ctx context.Context, req *llm.Request) error
 
-	// BeforeRequest runs before every provider request of a run, before TransformContext, with a
-	// copy of the context (compaction's threshold preflight, also after tool results). A non-nil
-	// replace becomes the context; stop ends the run without the request (turn_end without a
-	// message, then agent_end).
-	BeforeRequest func(ctx context.Context, messages []llm.Message) (replace []llm.Message, stop bool)
+	// BeforeRequest runs before every provider request of a run, before TransformContext, with
+	// the current context. A non-nil replace becomes the context (compaction rebuilt it). A
+	// non-nil stop error ends the turn without a request: the run ends with an error assistant
+	// message carrying stop's text, so front-ends report it (a failed automatic compaction).
+	BeforeRequest func(ctx context.Context, messages []llm.Message) (replace []llm.Message, stop error)
 
 	// Overflow runs once per run when a request failed because the context is too long; messages
 	// is the context without the failed assistant message. ok true replaces the context with

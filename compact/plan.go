@@ -71,7 +71,7 @@ func TargetKept(n int, ratio float64) int {
 }
 
 // ParseRanges reads a planner answer for a region of n lines. The format is strict: after
-// trimming surrounding whitespace, the answer is "NONE" or one range per non-empty line, each
+// trimming surrounding whitespace, the answer is "NONE" (any case) or one range per non-empty line, each
 // "START-END" or "N" (decimal, optional spaces around the dash). Ranges must lie within 1..n,
 // have START <= END, be in ascending order and not overlap. Any violation is an error wrapping
 // ErrBadAnswer that names the offending answer line.
@@ -80,7 +80,7 @@ func ParseRanges(answer string, n int) ([]Range, error) {
 	if answer == "" {
 		return nil, fmt.Errorf("%w: the answer is empty (answer NONE to delete nothing)", ErrBadAnswer)
 	}
-	if answer == "NONE" {
+	if strings.EqualFold(answer, "NONE") {
 		return nil, nil
 	}
 	var out []Range

@@ -398,9 +398,12 @@ func TestCompactionThresholdCancelSuppressesFollowUpRequest(t *testing.T) {
 	if ev := rec.list(); ev != "compaction_start:threshold:midTurn=true auto_compaction_start:threshold session_before_compact:threshold session_compact_failed compaction_end:threshold:ok=false auto_compaction_end:threshold" {
 		t.Fatalf("events %s", ev)
 	}
+	// The run ends with an error assistant message saying why nothing was sent (so print mode
+	// exits 1 and says so), right after the tool result.
 	msgs := h.rt.Session().Messages()
-	if last := msgs[len(msgs)-1]; last.Role != llm.RoleToolResult {
-		t.Fatalf("last message %s, want the tool result", last.Role)
+	last, prev := msgs[len(msgs)-1], msgs[len(msgs)-2]
+	if last.Role != llm.RoleAssistant || last.StopReason != llm.StopError || !strings.Contains(last.ErrorMessage, "Compaction cancelled") || prev.Role != llm.RoleToolResult {
+		t.Fatalf("last messages %s then %+v", prev.Role, last)
 	}
 	if len(compactionEntries(h.rt.Session().Store())) != 0 {
 		t.Fatal("cancelled compaction was persisted")
@@ -446,5 +449,19 @@ func TestCompactionSummaryFormFollowsRowOne(t *testing.T) {
 				t.Fatalf("res %+v err %v", res, err)
 			}
 		})
+	}
+}
+
+// A single prompt larger than the threshold leaves nothing to compact (it is the preserved
+// tail): the request is sent anyway and the provider decides.
+func TestCompactionNothingToCompactStillSends(t *testing.T) {
+	h := cpStart(t, []fakellm.Turn{{Text: "took it"}})
+	h.prompt(strings.Repeat("a long prompt ", 400))
+	if n := len(h.srv.Requests()); n != 1 {
+		t.Fatalf("%d requests, want the prompt sent once", n)
+	}
+	msgs := h.rt.Session().Messages()
+	if last := msgs[len(msgs)-1]; last.StopReason == llm.StopError {
+		t.Fatalf("the prompt was not sent: %s", last.ErrorMessage)
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/atomic-cli/atomic/compact"
 	"github.com/atomic-cli/atomic/ext"
@@ -13,10 +14,10 @@ import (
 // request, including the follow-up after tool results, a context estimate above
 // contextWindow − reserve (at most a quarter of the window) compacts first. A successful run hands its rebuilt context back to
 // the loop; a cancelled or failed one suppresses the request.
-func (s *Session) beforeRequest(ctx context.Context, msgs []llm.Message) ([]llm.Message, bool) {
+func (s *Session) beforeRequest(ctx context.Context, msgs []llm.Message) ([]llm.Message, error) {
 	m := s.Model()
 	if !s.AutoCompaction() || m == nil || m.ContextWindow <= 0 {
-		return nil, false
+		return nil, nil
 	}
 	reserve := s.opts.Compaction.ReserveTokens
 	if reserve <= 0 {
@@ -25,14 +26,19 @@ func (s *Session) beforeRequest(ctx context.Context, msgs []llm.Message) ([]llm.
 	// A window smaller than the reserve (small local models, tests) keeps a quarter free instead.
 	reserve = min(reserve, int64(m.ContextWindow)/4)
 	if contextTokens(msgs) <= int64(m.ContextWindow)-reserve {
-		return nil, false
+		return nil, nil
 	}
 	_, out, err := s.compact(ctx, CompactThreshold, s.parameters(0, nil, ""), true)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrNothingToCompact):
+		// Only the preserved tail is left (one large prompt): send it and let the provider
+		// decide; an overflow answer still gets its compaction attempt.
+		return nil, nil
+	case err != nil:
 		s.compactionFailed(err)
-		return nil, true
+		return nil, fmt.Errorf("automatic compaction failed, so the request was not sent: %w", err)
 	}
-	return out, false
+	return out, nil
 }
 
 // overflow is the overflow trigger (agent.Hooks.Overflow): a context-too-long provider error

@@ -82,3 +82,30 @@ func (s *Session) compactAsync(o ext.CompactOptions) {
 		}
 	}()
 }
+
+// prePrompt is the pre-prompt compaction check (events.md §2 "Prompt (A)", step 5): before the
+// user message is built, a context that would cross the threshold with the new prompt is
+// compacted, so the prompt itself is never folded into the compacted region. Nothing to compact
+// is not an error; a failed compaction is (the prompt is not sent).
+func (s *Session) prePrompt(ctx context.Context, text string) error {
+	m := s.Model()
+	if !s.AutoCompaction() || m == nil || m.ContextWindow <= 0 {
+		return nil
+	}
+	reserve := s.opts.Compaction.ReserveTokens
+	if reserve <= 0 {
+		reserve = DefaultReserveTokens
+	}
+	reserve = min(reserve, int64(m.ContextWindow)/4)
+	if contextTokens(s.agent.Messages())+int64(len(text)+3)/4 <= int64(m.ContextWindow)-reserve {
+		return nil
+	}
+	_, err := s.Compact(ctx, CompactThreshold, 0, nil, "")
+	switch {
+	case err == nil, errors.Is(err, ErrNothingToCompact):
+		return nil
+	default:
+		s.compactionFailed(err)
+		return fmt.Errorf("automatic compaction before the prompt failed, so the prompt was not sent: %w", err)
+	}
+}

@@ -228,6 +228,9 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 		return nil
 	}
+	if err := s.prePrompt(ctx, text); err != nil {
+		return err
+	}
 	defer s.settled()
 	msgs := []llm.Message{llm.UserText(text, images, s.now().UnixMilli())}
 	s.mu.Lock()

@@ -561,6 +561,13 @@ func init() {
 			return nil, cc.Reload(context.Background())
 		},
 
+		protocol.MethodBuiltinInfo:  builtinInfo,
+		protocol.MethodSessionsList: sessionsList,
+		protocol.MethodBuiltinExecute: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+			// Without a request id (a host without cancellation): run to the end.
+			return s.builtinExecute(context.Background(), p, nil, params)
+		},
+
 		protocol.MethodUISelect: uiCall(func(ctx context.Context, ui ext.UI, a *protocol.UIParams) any {
 			if v, ok := ui.Select(ctx, a.Title, a.Options); ok {
 				return v

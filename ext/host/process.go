@@ -36,6 +36,9 @@ type process struct {
 	closed   bool  // Close was asked for: an exit is not a crash
 	done     chan struct{}
 	waitDone chan struct{}
+	// served are the cancel functions of the host's cancellable requests in progress
+	// (builtin.execute), by id.
+	served map[string]context.CancelFunc
 
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat (or sync-channel activity)
 	// serving is set while the core answers a sync request: the host is blocked waiting for
@@ -380,8 +383,12 @@ func (p *process) handle(m *protocol.Message) {
 			raw, _ := json.Marshal(u.PartialResult)
 			c.pushUpdate(raw)
 		}
+	case m.Method == protocol.MethodCancelRequest && m.IsNotification():
+		p.cancelServed(m.Params)
 	case m.IsNotification():
 		p.sup.notification(p, m)
+	case m.IsRequest() && m.Method == protocol.MethodBuiltinExecute:
+		p.serveBuiltin(m)
 	case m.IsRequest():
 		go func() {
 			res, err := p.sup.request(p, m.Method, m.Params)

@@ -22,6 +22,9 @@ const (
 	MethodCancelRequest = "$/cancelRequest"
 	// MethodEventsDeliver (notification) delivers a pi.events message emitted outside the host.
 	MethodEventsDeliver = "events.deliver"
+	// MethodBuiltinUpdate (notification) streams a partial result of the host's builtin.execute
+	// request ID.
+	MethodBuiltinUpdate = "builtin.update"
 )
 
 // Methods a host sends to the core.
@@ -89,6 +92,13 @@ const (
 	MethodUIInput               = "ui.input"
 	MethodUIEditor              = "ui.editor"
 	MethodUIGetEditorText       = "ui.getEditorText"
+
+	// MethodBuiltinInfo (sync) describes one of atomic's built-in tools (createReadTool and
+	// friends); MethodBuiltinExecute (async, cancellable with $/cancelRequest) runs it.
+	MethodBuiltinInfo    = "builtin.info"
+	MethodBuiltinExecute = "builtin.execute"
+	// MethodSessionsList (sync) lists session files: SessionManager.list and listAll.
+	MethodSessionsList = "sessions.list"
 )
 
 // SyncChannel names the file descriptors of the sync channel in the host process.
@@ -460,4 +470,44 @@ type UIParams struct {
 	Key     string   `json:"key,omitempty"`
 	Text    string   `json:"text,omitempty"`
 	Lines   []string `json:"lines,omitempty"`
+}
+
+// BuiltinInfoParams name a built-in tool (read, bash, edit, write, grep, find, ls).
+type BuiltinInfoParams struct {
+	Tool string `json:"tool"`
+}
+
+// BuiltinInfo describes a built-in tool.
+type BuiltinInfo struct {
+	Name             string          `json:"name"`
+	Label            string          `json:"label"`
+	Description      string          `json:"description"`
+	Parameters       json.RawMessage `json:"parameters"`
+	PromptSnippet    string          `json:"promptSnippet,omitempty"`
+	PromptGuidelines []string        `json:"promptGuidelines,omitempty"`
+}
+
+// BuiltinExecuteParams run a built-in tool for working directory Cwd with Args. The result is a
+// ToolResult; a failure of the tool is error -32000 whose message is the tool's error text.
+type BuiltinExecuteParams struct {
+	Tool       string          `json:"tool"`
+	Cwd        string          `json:"cwd"`
+	ToolCallID string          `json:"toolCallId,omitempty"`
+	Args       json.RawMessage `json:"args"`
+}
+
+// BuiltinUpdateParams stream a partial result of the builtin.execute request ID.
+type BuiltinUpdateParams struct {
+	ID            json.RawMessage `json:"id"`
+	PartialResult ToolResult      `json:"partialResult"`
+}
+
+// SessionsListParams list the sessions of Cwd (in SessionDir, default the project's directory
+// under the agent directory) or, with All, every session under the sessions root (SessionDir, if
+// set, instead). Internal workflow sessions are left out unless IncludeInternal.
+type SessionsListParams struct {
+	Cwd             string `json:"cwd,omitempty"`
+	SessionDir      string `json:"sessionDir,omitempty"`
+	All             bool   `json:"all,omitempty"`
+	IncludeInternal bool   `json:"includeInternal,omitempty"`
 }

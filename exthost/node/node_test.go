@@ -483,3 +483,79 @@ export default function (pi) {
 	b.ReportMetric(float64(time.Since(t0).Microseconds())/1e3/float64(b.N), "ms/stream")
 	b.ReportMetric(float64(time.Since(t0).Nanoseconds())/1e3/float64(b.N*2000), "µs/delta")
 }
+
+// TestBuiltinDelegate: createBashTool without operations runs atomic's Go bash through the core
+// (builtin.execute): its partial results stream back and aborting the call kills the command.
+func TestBuiltinDelegate(t *testing.T) {
+	dir := t.TempDir()
+	src := `
+import { createBashTool } from "@bastani/atomic";
+export default function (pi) {
+	pi.registerTool({ ...createBashTool(process.cwd()), name: "gobash" });
+}`
+	r, _ := loaded(t, writeExt(t, dir, "gobash.ts", src))
+	bash := r.Tools(nil, nil)[0]
+	if !strings.Contains(string(bash.Parameters()), `"command"`) {
+		t.Fatalf("parameters %s", bash.Parameters())
+	}
+	var updates []string
+	res, err := bash.Execute(context.Background(), tool.Call{ID: "b1", Name: "gobash", Args: map[string]any{"command": "echo one; sleep 0.3; echo two; exit 2"}}, func(u tool.Result) {
+		updates = append(updates, u.Content[0].Text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].Text; !res.IsError || !strings.Contains(got, "one\ntwo") || !strings.HasSuffix(got, "Command exited with code 2") {
+		t.Fatalf("result %+v", res)
+	}
+	if len(updates) == 0 || !strings.Contains(updates[0], "one") {
+		t.Errorf("updates %q", updates)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	start := time.Now()
+	_, err = bash.Execute(ctx, tool.Call{ID: "b2", Name: "gobash", Args: map[string]any{"command": "echo started; sleep 20"}}, func(tool.Result) {})
+	if err == nil || !strings.Contains(err.Error(), "Command aborted") || time.Since(start) > 5*time.Second {
+		t.Fatalf("err %v after %v", err, time.Since(start))
+	}
+}
+
+// TestCustomOperationsAndHelpers: createEditTool and createLsTool with custom operations run in
+// TypeScript on those operations; the small helpers answer without a TUI.
+func TestCustomOperationsAndHelpers(t *testing.T) {
+	src := `
+import { createEditTool, createLsTool, getLanguageFromPath, highlightCode, keyHintIfBound, keyText, CustomEditor } from "@bastani/atomic";
+const files = new Map([["/v/a.txt", "alpha beta"], ["/v/sub", null]]);
+const ops = {
+	access: async (p) => { if (!files.has(p)) throw Object.assign(new Error("no"), { code: "ENOENT" }); },
+	readFile: async (p) => Buffer.from(files.get(p)),
+	writeFile: async (p, c) => { files.set(p, c); },
+	exists: async (p) => p === "/v" || files.has(p),
+	stat: async (p) => ({ isDirectory: () => p === "/v" || files.get(p) === null }),
+	readdir: async () => ["sub", "a.txt"],
+};
+export default function (pi) {
+	const edit = createEditTool("/v", { operations: ops });
+	const ls = createLsTool("/v", { operations: ops });
+	pi.registerTool({
+		name: "probe", label: "Probe", description: "probe", parameters: { type: "object", properties: {} },
+		async execute(id, params, signal) {
+			const e = await edit.execute(id, { path: "a.txt", edits: [{ oldText: "beta", newText: "gamma" }] }, signal);
+			const l = await ls.execute(id, {}, signal);
+			let editorError = "";
+			try { new (class extends CustomEditor {})().handleInput("x"); } catch (err) { editorError = err.message; }
+			return [e.content[0].text, files.get("/v/a.txt"), l.content[0].text.replace("\n", ","), getLanguageFromPath("/x/main.rs"),
+				highlightCode("x", "rust"), keyHintIfBound("app.tools.expand", "to expand"), keyText("app.tools.expand"), editorError].join("|");
+		},
+	});
+}`
+	r, _ := loaded(t, writeExt(t, t.TempDir(), "probe.ts", src))
+	res, err := r.Tools(nil, nil)[0].Execute(context.Background(), tool.Call{ID: "p", Name: "probe", Args: map[string]any{}}, func(tool.Result) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Successfully replaced 1 block(s) in a.txt.|alpha gamma|a.txt,sub/|rust|x|to expand|app.tools.expand|custom editors need the interactive UI"
+	if got := res.Content[0].Text; !strings.HasPrefix(got, want) {
+		t.Fatalf("got  %q\nwant %q…", got, want)
+	}
+}

@@ -45,6 +45,17 @@ func Run(ctx context.Context, s Session, prompts []Prompt, stdout, stderr io.Wri
 		return 0
 	}
 	last := msgs[len(msgs)-1]
+	if last.Role == llm.RoleToolResult {
+		// The run ended on a batch that asked to terminate (a structured-output tool): its text is
+		// the answer (rpc-and-json.md §8, Atomic).
+		for i := len(msgs) - 1; i >= 0 && msgs[i].Role == llm.RoleToolResult; i-- {
+			if t := llm.TextOf(msgs[i].Content, "\n"); t != "" && !msgs[i].IsError {
+				fmt.Fprintln(stdout, t)
+				return 0
+			}
+		}
+		return 0
+	}
 	if last.Role != llm.RoleAssistant {
 		return 0
 	}

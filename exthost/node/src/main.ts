@@ -5,7 +5,7 @@
 import "./guard";
 import * as host from "./host";
 import { installModuleHook } from "./modules";
-import { ErrorCodes, notify, readLines, type RpcMessage, RpcError, send, settle } from "./rpc";
+import { deliverUpdate, ErrorCodes, notify, readLines, type RpcMessage, RpcError, send, settle } from "./rpc";
 
 installModuleHook();
 
@@ -40,6 +40,7 @@ const notifications: Record<string, (params: any) => void> = {
 	"$/cancelRequest": (p) => host.inflight.get(p?.id)?.abort(new Error("cancelled by atomic")),
 	"events.deliver": (p) => host.deliverEvent(p),
 	event: (p) => host.eventQueued(p),
+	"builtin.update": (p) => deliverUpdate(p),
 };
 
 function reply(id: number | string, result: unknown): void {

@@ -8,6 +8,8 @@
 
 import { spawn } from "node:child_process";
 import Module from "node:module";
+import * as extras from "./extras";
+import * as tools from "./tools";
 import * as truncate from "./truncate";
 
 /** What the core told the host in `initialize`. */
@@ -47,7 +49,7 @@ const toolGuard = (name: string) => (e: any) => e?.toolName === name;
 
 /** A FIFO per path, the contract of pi's withFileMutationQueue. */
 const mutationQueues = new Map<string, Promise<unknown>>();
-function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
+export function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
 	const prev = mutationQueues.get(path) ?? Promise.resolve();
 	const next = prev.then(fn, fn);
 	mutationQueues.set(
@@ -58,7 +60,7 @@ function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T
 }
 
 /** createLocalBashOperations runs commands with the local shell (pi's BashOperations). */
-function createLocalBashOperations() {
+export function createLocalBashOperations() {
 	return {
 		exec(command: string, cwd: string, options: { onData?: (d: Buffer) => void; signal?: AbortSignal; timeout?: number; env?: NodeJS.ProcessEnv } = {}) {
 			return new Promise<{ exitCode: number | null }>((resolve, reject) => {
@@ -108,8 +110,22 @@ function codingAgent(configDirName: () => string, appName: () => string, typebox
 		withFileMutationQueue,
 		createLocalBashOperations,
 		createEventBus: () => createLocalBus(),
-		keyHint: (_action: string, description: string) => description,
-		rawKeyHint: (key: string, description: string) => `${key} ${description}`,
+		keyHint: extras.keyHint,
+		keyHintIfBound: extras.keyHintIfBound,
+		keyText: extras.keyText,
+		rawKeyHint: extras.rawKeyHint,
+		highlightCode: extras.highlightCode,
+		getLanguageFromPath: extras.getLanguageFromPath,
+		CustomEditor: extras.CustomEditor,
+		SessionManager: extras.SessionManager,
+		createReadTool: tools.createReadTool,
+		createBashTool: tools.createBashTool,
+		createEditTool: tools.createEditTool,
+		createWriteTool: tools.createWriteTool,
+		createLsTool: tools.createLsTool,
+		createFindTool: tools.createFindTool,
+		createGrepTool: tools.createGrepTool,
+		createStructuredOutputTool: tools.createStructuredOutputTool,
 	}));
 }
 

@@ -100,6 +100,43 @@ export function request<T = any>(method: string, params?: unknown): Promise<T> {
 	});
 }
 
+const updateHandlers = new Map<number, (partial: any) => void>();
+
+/**
+ * requestCancellable sends a request the core can cancel: aborting signal sends
+ * `$/cancelRequest {id}`; the core's partial results (`builtin.update {id, partialResult}`) go to
+ * onUpdate.
+ */
+export function requestCancellable<T = any>(method: string, params: unknown, opts: { signal?: AbortSignal; onUpdate?: (partial: any) => void } = {}): Promise<T> {
+	const id = nextId++;
+	if (opts.onUpdate) updateHandlers.set(id, opts.onUpdate);
+	const onAbort = () => notify("$/cancelRequest", { id });
+	return new Promise<T>((resolve, reject) => {
+		pending.set(id, { resolve, reject });
+		try {
+			send({ jsonrpc: "2.0", id, method, params });
+		} catch (err) {
+			pending.delete(id);
+			reject(err as Error);
+			return;
+		}
+		if (opts.signal?.aborted) onAbort();
+		else opts.signal?.addEventListener("abort", onAbort, { once: true });
+	}).finally(() => {
+		updateHandlers.delete(id);
+		opts.signal?.removeEventListener("abort", onAbort);
+	});
+}
+
+/** deliverUpdate hands a `builtin.update` notification to its request's onUpdate. */
+export function deliverUpdate(p: { id: number; partialResult: unknown }): void {
+	try {
+		updateHandlers.get(p?.id)?.(p.partialResult);
+	} catch (err) {
+		console.error("atomic extension host: an onUpdate callback failed:", err);
+	}
+}
+
 /** settle delivers a response from the core to the request waiting for it. */
 export function settle(msg: RpcMessage): void {
 	const p = pending.get(msg.id as number);

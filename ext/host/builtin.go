@@ -1,0 +1,174 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/atomic-cli/atomic/ext/protocol"
+	"github.com/atomic-cli/atomic/store"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// The built-in tools for hosts (createReadTool, createBashTool, … of @bastani/atomic): a tool
+// made without custom operations runs atomic's own Go implementation of that name, so its
+// behaviour and truncation are those of the built-in. Each call builds the tool for the cwd the
+// extension gave, with the default options (the ones the CLI uses).
+
+// builtinTool returns the built-in tool name for cwd.
+func builtinTool(name, cwd string) (tool.Tool, error) {
+	t, ok := tool.Builtins(cwd, tool.Options{})[name]
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "atomic has no built-in tool %q (it has %s)", name, strings.Join(tool.AllNames, ", "))
+	}
+	return t, nil
+}
+
+func builtinInfo(_ *Supervisor, _ *process, params json.RawMessage) (any, error) {
+	var a protocol.BuiltinInfoParams
+	if err := jsonUnmarshal(params, &a); err != nil {
+		return nil, err
+	}
+	t, err := builtinTool(a.Tool, ".")
+	if err != nil {
+		return nil, err
+	}
+	info := protocol.BuiltinInfo{Name: t.Name(), Label: t.Name(), Description: t.Description(), Parameters: t.Parameters()}
+	if l, ok := t.(tool.Labeler); ok {
+		info.Label = l.Label()
+	}
+	if pr, ok := t.(tool.Prompter); ok {
+		info.PromptSnippet, info.PromptGuidelines = pr.PromptSnippet(), pr.PromptGuidelines()
+	}
+	return info, nil
+}
+
+// wireResult encodes a tool result for the host.
+func wireResult(r tool.Result) protocol.ToolResult {
+	content, _ := json.Marshal(nonNil(r.Content))
+	w := protocol.ToolResult{Content: content, IsError: r.IsError, Terminate: r.Terminate}
+	if r.Details != nil {
+		if d, err := json.Marshal(r.Details); err == nil && string(d) != "null" {
+			w.Details = d
+		}
+	}
+	return w
+}
+
+// builtinExecute serves builtin.execute request id: it runs the tool until it returns or ctx
+// ends ($/cancelRequest, or the host went away), streaming partial results as builtin.update.
+// A tool error is the -32000 error whose message is the error's text, which the host throws.
+func (s *Supervisor) builtinExecute(ctx context.Context, p *process, id json.RawMessage, params json.RawMessage) (any, error) {
+	var a protocol.BuiltinExecuteParams
+	if err := jsonUnmarshal(params, &a); err != nil {
+		return nil, err
+	}
+	if a.Cwd == "" {
+		a.Cwd = s.opts.Dir
+	}
+	t, err := builtinTool(a.Tool, a.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]any{}
+	if len(a.Args) > 0 && string(a.Args) != "null" {
+		if err := json.Unmarshal(a.Args, &args); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "builtin.execute: the arguments are not an object: %v", err)
+		}
+	}
+	if pr, ok := t.(tool.ArgumentPreparer); ok {
+		args = pr.PrepareArguments(args)
+	}
+	onUpdate := func(r tool.Result) {
+		_ = p.out.Notify(protocol.MethodBuiltinUpdate, protocol.BuiltinUpdateParams{ID: id, PartialResult: wireResult(r)})
+	}
+	res, err := t.Execute(ctx, tool.Call{ID: a.ToolCallID, Name: a.Tool, Args: args}, onUpdate)
+	if err != nil {
+		return nil, &protocol.Error{Code: protocol.CodeHandlerFailed, Message: err.Error()}
+	}
+	return wireResult(res), nil
+}
+
+// serveBuiltin runs a builtin.execute request on its own goroutine, cancellable by the host's
+// $/cancelRequest and ended when the process goes away.
+func (p *process) serveBuiltin(m *protocol.Message) {
+	ctx, cancel := context.WithCancel(context.Background())
+	key := idKey(m.ID)
+	p.mu.Lock()
+	if p.served == nil {
+		p.served = map[string]context.CancelFunc{}
+	}
+	p.served[key] = cancel
+	p.mu.Unlock()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	go func() {
+		defer func() {
+			p.mu.Lock()
+			delete(p.served, key)
+			p.mu.Unlock()
+			cancel()
+		}()
+		res, err := p.sup.builtinExecute(ctx, p, m.ID, m.Params)
+		_ = p.out.Reply(m.ID, res, err)
+	}()
+}
+
+// cancelServed cancels the host's request id ($/cancelRequest from the host).
+func (p *process) cancelServed(raw json.RawMessage) {
+	var a protocol.CancelParams
+	if json.Unmarshal(raw, &a) != nil {
+		return
+	}
+	p.mu.Lock()
+	cancel := p.served[idKey(a.ID)]
+	p.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func idKey(id json.RawMessage) string { return strings.TrimSpace(string(id)) }
+
+// sessionsList serves sessions.list: SessionManager.list(cwd, sessionDir?) and listAll().
+func sessionsList(s *Supervisor, _ *process, params json.RawMessage) (any, error) {
+	var a protocol.SessionsListParams
+	if err := jsonUnmarshal(params, &a); err != nil {
+		return nil, err
+	}
+	var infos []store.SessionInfo
+	var err error
+	if a.All {
+		root := a.SessionDir
+		if root == "" {
+			root = store.SessionsRoot(s.opts.AgentDir)
+		}
+		infos, err = store.ListAll(root)
+	} else {
+		cwd := a.Cwd
+		if cwd == "" {
+			cwd = s.opts.Dir
+		}
+		dir := a.SessionDir
+		if dir == "" {
+			dir = store.DefaultSessionDir(s.opts.AgentDir, cwd)
+		}
+		infos, err = store.List(cwd, dir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]store.SessionInfo, 0, len(infos))
+	for _, in := range infos {
+		if in.Internal && !a.IncludeInternal {
+			continue
+		}
+		out = append(out, in)
+	}
+	return out, nil
+}

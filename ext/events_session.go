@@ -164,7 +164,7 @@ func (r *ProjectTrustResult) decisive() bool    { return r.Trusted == "yes" || r
 func (r *SessionDirectoryResult) isSet() bool   { return r != nil && r.SessionDir != "" }
 
 var sessionRows = []Spec{
-	{Name: "project_trust", Systems: "A", Family: "startup", Combine: FirstWins, Errors: Isolate, Awaited: true, Doc: "startup, before project extensions load, when the cwd has trust-gated inputs", Payload: typeOf[ProjectTrust](), Result: typeOf[ProjectTrustResult]()},
+	{Name: "project_trust", Systems: "A", Family: "startup", Combine: FirstWins, Errors: Isolate, Awaited: true, Emitted: true, Doc: "startup, before project extensions load, when the cwd has trust-gated inputs", Payload: typeOf[ProjectTrust](), Result: typeOf[ProjectTrustResult]()},
 	{Name: "session_directory", Systems: "P", Family: "startup", Combine: LastWins, Errors: Isolate, Awaited: true, Doc: "CLI startup before the session store exists, unless a session-dir flag is given", Payload: typeOf[SessionDirectory](), Result: typeOf[SessionDirectoryResult]()},
 	{Name: "resources_discover", Systems: "AOP", Family: "startup", Combine: Accumulate, Errors: Isolate, Awaited: true, Emitted: true, Doc: "right after session_start; contributes skill, prompt and theme paths", Payload: typeOf[ResourcesDiscover](), Result: typeOf[ResourcesDiscoverResult]()},
 	{Name: "session_start", Systems: "AOP", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "on the new runtime after startup, reload, new, resume or fork", Payload: typeOf[SessionStart]()},

@@ -326,3 +326,15 @@ func (s Settings) Keys() []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// DefaultProjectTrust returns the global settings' defaultProjectTrust ("always", "never", else
+// "ask"), read from <agentDir>/settings.json only: it is a global-only key, needed before the
+// project's trust (and so its settings file) is decided. Problems are left to LoadSettings.
+func DefaultProjectTrust(agentDir string) string {
+	var ignored []error
+	m := readSettingsFile(filepath.Join(agentDir, "settings.json"), &ignored)
+	if v, ok := m["defaultProjectTrust"].(string); ok && (v == "always" || v == "never") {
+		return v
+	}
+	return "ask"
+}

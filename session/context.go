@@ -53,11 +53,11 @@ func (c *extContext) Cwd() string {
 	return c.s.opts.Cwd
 }
 
-// IsProjectTrusted is true: project trust arrives with resource loading (a later issue); until
-// then every project is trusted, as in pi.
+// IsProjectTrusted reports the run's project trust decision (Options.ProjectUntrusted;
+// config-and-resources.md §6).
 func (c *extContext) IsProjectTrusted() bool {
 	c.check("ctx.isProjectTrusted")
-	return true
+	return !c.s.opts.ProjectUntrusted
 }
 
 func (c *extContext) SessionManager() ext.SessionView {

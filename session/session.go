@@ -59,6 +59,9 @@ type Options struct {
 	SystemPromptBuilder func(tools []tool.Tool) string
 	// Cwd is the working directory; "" is the store's cwd.
 	Cwd string
+	// ProjectUntrusted says the project in Cwd is not trusted (config-and-resources.md §6):
+	// ctx.isProjectTrusted() reports false. The zero value trusts it, as pi does.
+	ProjectUntrusted bool
 	// Retry configures automatic retry and fallback models (retry.go); the zero value is off.
 	Retry RetryOptions
 	// Compaction configures compaction triggers and defaults (compaction.go); zero: defaults.

@@ -25,6 +25,9 @@ type extensionFlagsOptions struct {
 	// Approve (--approve, -a) trusts the project for this run: its .atomic/extensions load.
 	// NoApprove (--no-approve, -na) ignores them even when trust.json trusts the project.
 	Approve, NoApprove bool
+
+	// trust is the project trust decision of this run, once made (trust.go).
+	trust *trustDecision
 }
 
 // addExtensionFlags registers the extension-loading flags.
@@ -42,23 +45,23 @@ type scriptExtensions struct {
 }
 
 // startScriptExtensions discovers the extensions for cwd and, when there are any, starts the
-// Node host in the background. Problems that do not stop the run are printed as warnings.
+// Node host in the background. The project's trust is decided first (trust.go), with the
+// trust-safe extensions (user/global and -e) answering project_trust; project extensions are
+// discovered only when it is trusted. Problems that do not stop the run are printed as warnings.
 func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions {
-	trusted := o.Approve
-	if !o.Approve && !o.NoApprove {
-		t, _, err := resource.ProjectTrust(agentDir, cwd)
-		if err != nil {
-			fmt.Fprintf(o.Stderr, "Warning: %v\n", err)
-		}
-		trusted = t
+	opts := resource.DiscoverOptions{
+		Cwd: cwd, AgentDir: agentDir, CLI: o.ExtensionSources, NoDiscovery: o.NoExtensions,
 	}
-	d := resource.DiscoverExtensions(resource.DiscoverOptions{
-		Cwd: cwd, AgentDir: agentDir, CLI: o.ExtensionSources, NoDiscovery: o.NoExtensions, ProjectTrusted: trusted,
-	})
+	d := resource.DiscoverExtensions(opts) // trust-safe only: ProjectTrusted is false
+	trust := o.projectTrusted(agentDir, cwd, d.Extensions)
+	if trust.trusted {
+		opts.ProjectTrusted = true
+		d = resource.DiscoverExtensions(opts)
+	}
 	for _, w := range d.Warnings {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
 	}
-	if len(d.Untrusted) > 0 && !o.NoApprove {
+	if len(d.Untrusted) > 0 && trust.source != "no-approve" {
 		fmt.Fprintf(o.Stderr, "Warning: skipping %d project extension(s) (%s): the project is not trusted; pass --approve (-a) or trust it in %s/trust.json\n",
 			len(d.Untrusted), strings.Join(d.Untrusted, ", "), agentDir)
 	}
@@ -69,12 +72,18 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 	if len(se.paths) == 0 {
 		return se
 	}
-	se.sup = node.New(se.paths, host.Options{
+	se.sup = o.newScriptHost(se.paths, agentDir, cwd)
+	return se
+}
+
+// newScriptHost starts the Node extension host for paths in the background.
+func (o *Options) newScriptHost(paths []string, agentDir, cwd string) *host.Supervisor {
+	sup := node.New(paths, host.Options{
 		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir,
 		Logf: func(format string, args ...any) { fmt.Fprintf(o.Stderr, "Warning: "+format+"\n", args...) },
 	}, node.Options{Getenv: o.Getenv})
-	se.sup.Start()
-	return se
+	sup.Start()
+	return sup
 }
 
 // extensions appends the script extensions' factories to the Go ones.

@@ -196,6 +196,8 @@ func run(o *Options) error {
 		Mode:           modeName(o.Mode),
 		UI:             front.ui(),
 		Cwd:            cwd,
+		// The trust decision startScriptExtensions made (trust.go).
+		ProjectUntrusted: !o.projectTrusted(agentDir, cwd, nil).trusted,
 		OnExtensionError: front.extensionErrors(func(e *ext.Error) {
 			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
 		}),

@@ -12,13 +12,10 @@ import (
 )
 
 // loadSettings reads the merged settings.json files (config-and-resources.md §2); the project
-// file counts only when the project is trusted (--approve, or trust.json), as for extensions.
-// Problems are printed as warnings.
+// file is read only when the project is trusted (trust.go; the decision made for extensions is
+// reused). Problems are printed as warnings.
 func (o *Options) loadSettings(agentDir, cwd string) resource.Settings {
-	trusted := o.Approve
-	if !o.Approve && !o.NoApprove {
-		trusted, _, _ = resource.ProjectTrust(agentDir, cwd) // an invalid trust.json is reported by extension discovery
-	}
+	trusted := o.projectTrusted(agentDir, cwd, nil).trusted
 	s, warnings := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trusted})
 	for _, w := range warnings {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)

@@ -1,0 +1,156 @@
+package main
+
+// Project trust (config-and-resources.md §6; events.md §2 "Startup", §3.1 project_trust): one
+// decision per run, made before any project-local input (project extensions, project
+// settings.json) is read. An untrusted project's code is never loaded or evaluated.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/host"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/resource"
+)
+
+// trustDecision is the project trust of this run.
+type trustDecision struct {
+	trusted bool
+	// source says what decided: "approve", "no-approve", "no-inputs", "extension",
+	// "trust.json", "defaultProjectTrust" or "no-ui".
+	source string
+}
+
+// projectTrusted returns the trust decision for cwd, resolving it on first use (later calls,
+// e.g. from loadSettings, reuse it). safe are the trust-safe script extensions (user/global and
+// CLI -e), which with the compiled-in Go extensions answer project_trust.
+//
+// Decision order (config-and-resources.md §6 resolveProjectTrusted):
+//  1. CLI override: --no-approve (-na) distrusts, --approve (-a) trusts, for this run;
+//  2. a cwd without trust-gated inputs is trusted (there is nothing to gate);
+//  3. the project_trust event: the first yes/no answer wins, remember:true saves it;
+//  4. the saved decision in <agentDir>/trust.json (cwd or the nearest ancestor);
+//  5. the global settings' defaultProjectTrust: always trusts, never distrusts;
+//  6. ask (the default): without a UI (every mode today) untrusted, with a warning.
+func (o *Options) projectTrusted(agentDir, cwd string, safe []resource.ExtensionSource) trustDecision {
+	if o.trust != nil {
+		return *o.trust
+	}
+	d := o.resolveProjectTrust(agentDir, cwd, safe)
+	o.trust = &d
+	return d
+}
+
+func (o *Options) resolveProjectTrust(agentDir, cwd string, safe []resource.ExtensionSource) trustDecision {
+	switch {
+	case o.NoApprove:
+		return trustDecision{false, "no-approve"}
+	case o.Approve:
+		return trustDecision{true, "approve"}
+	}
+	home := o.Getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if len(resource.TrustInputs(cwd, home)) == 0 {
+		return trustDecision{true, "no-inputs"}
+	}
+	if res := o.emitProjectTrust(agentDir, cwd, safe); res != nil {
+		trusted := res.Trusted == "yes"
+		if res.Remember {
+			if err := resource.RememberProjectTrust(agentDir, cwd, trusted); err != nil {
+				fmt.Fprintf(o.Stderr, "Warning: project trust: cannot save the decision: %v\n", err)
+			}
+		}
+		return trustDecision{trusted, "extension"}
+	}
+	trusted, decided, err := resource.ProjectTrust(agentDir, cwd)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", err)
+	}
+	if decided {
+		return trustDecision{trusted, "trust.json"}
+	}
+	switch resource.DefaultProjectTrust(agentDir) {
+	case "always":
+		return trustDecision{true, "defaultProjectTrust"}
+	case "never":
+		return trustDecision{false, "defaultProjectTrust"}
+	}
+	fmt.Fprintf(o.Stderr, "Warning: the project in %s is not trusted: its extensions and settings are not loaded (no UI to ask); pass --approve (-a) to trust it for this run, or trust it in %s\n",
+		cwd, filepath.Join(agentDir, "trust.json"))
+	return trustDecision{false, "no-ui"}
+}
+
+// emitProjectTrust dispatches project_trust to the trust-safe extensions only (the compiled-in Go
+// extensions, then the user/global and -e script extensions), loaded into a runner of their own
+// with the reduced trust context (events.md §1.3). It returns the decisive (yes/no) answer, nil
+// when none came. Handler errors are reported; load errors are left to the session's runner,
+// which loads the same extensions again and reports them.
+func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.ExtensionSource) *ext.ProjectTrustResult {
+	var scripts []string
+	for _, e := range safe {
+		if e.Scope != resource.ScopeProject {
+			scripts = append(scripts, e.Path)
+		}
+	}
+	if len(o.Extensions) == 0 && len(scripts) == 0 {
+		return nil
+	}
+	mode := modeName(o.Mode)
+	r := ext.NewRunner(func(ctx context.Context) ext.Context { return &trustContext{ctx: ctx, cwd: cwd, mode: mode} })
+	r.OnError(func(e *ext.Error) {
+		if e.Event == "load" {
+			return
+		}
+		fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
+	})
+	factories, paths := o.Extensions, o.ExtensionPaths
+	var sup *host.Supervisor
+	if len(scripts) > 0 {
+		sup = o.newScriptHost(scripts, agentDir, cwd)
+		defer sup.Close()
+		se := &scriptExtensions{sup: sup, paths: scripts}
+		factories, paths = se.extensions(factories, paths)
+	}
+	r.Load(nil, paths, factories)
+	_, res, _ := ext.Emit[*ext.ProjectTrustResult](r, context.Background(), ext.ProjectTrust{Cwd: cwd})
+	r.MarkStale()
+	if res == nil || (res.Trusted != "yes" && res.Trusted != "no") {
+		return nil
+	}
+	return res
+}
+
+// trustContext is the reduced context of project_trust handlers (events.md §1.3): cwd, mode,
+// hasUI and ui; there is no session yet. No mode has a UI at this point, so ui is NoUI.
+type trustContext struct {
+	ctx  context.Context
+	cwd  string
+	mode string
+}
+
+func (c *trustContext) UI() ext.UI                         { return ext.NoUI{} }
+func (c *trustContext) HasUI() bool                        { return false }
+func (c *trustContext) Mode() string                       { return c.mode }
+func (c *trustContext) Cwd() string                        { return c.cwd }
+func (c *trustContext) IsProjectTrusted() bool             { return false }
+func (c *trustContext) SessionManager() ext.SessionView    { return nil }
+func (c *trustContext) ModelRegistry() *model.Registry     { return nil }
+func (c *trustContext) Model() *llm.Model                  { return nil }
+func (c *trustContext) Signal() context.Context            { return nil }
+func (c *trustContext) IsIdle() bool                       { return true }
+func (c *trustContext) Abort()                             {}
+func (c *trustContext) HasPendingMessages() bool           { return false }
+func (c *trustContext) Shutdown()                          {}
+func (c *trustContext) GetContextUsage() *ext.ContextUsage { return nil }
+func (c *trustContext) Compact(ext.CompactOptions) error   { return ext.ErrNoSession }
+func (c *trustContext) GetSystemPrompt() string            { return "" }
+func (c *trustContext) Err() error                         { return nil }
+func (c *trustContext) ObserveWorkflowActivity(ext.WorkflowActivityObserver) (*ext.WorkflowActivitySubscription, error) {
+	return nil, ext.ErrNoSession
+}

@@ -194,15 +194,15 @@ func (*WorkflowStageCompleted) resultOf(None)  {}
 func (*WorkflowHeartbeat) resultOf(None)       {}
 
 var noticeRows = []Spec{
-	{Name: "auto_retry_start", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "before an automatic retry", Payload: typeOf[AutoRetryStart]()},
-	{Name: "auto_retry_end", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "the retries ended", Payload: typeOf[AutoRetryEnd]()},
-	{Name: "retry_fallback_applied", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a fallback model was selected", Payload: typeOf[RetryFallbackApplied]()},
-	{Name: "retry_fallback_succeeded", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a fallback model succeeded", Payload: typeOf[RetryFallbackSucceeded]()},
+	{Name: "auto_retry_start", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before an automatic retry", Payload: typeOf[AutoRetryStart]()},
+	{Name: "auto_retry_end", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the retries ended", Payload: typeOf[AutoRetryEnd]()},
+	{Name: "retry_fallback_applied", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a fallback model was selected", Payload: typeOf[RetryFallbackApplied]()},
+	{Name: "retry_fallback_succeeded", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a fallback model succeeded", Payload: typeOf[RetryFallbackSucceeded]()},
 	{Name: "ttsr_triggered", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "stream rules interrupted generation", Payload: typeOf[TTSRTriggered]()},
 	{Name: "todo_reminder", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "unfinished todos remain", Payload: typeOf[TodoReminder]()},
 	{Name: "goal_updated", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "the goal or goal mode changed", Payload: typeOf[GoalUpdated]()},
-	{Name: "credential_disabled", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 32, Doc: "a credential was soft-disabled automatically", Payload: typeOf[CredentialDisabled]()},
-	{Name: "user_bash", Systems: "AOP", Family: "user", Combine: FirstWins, Errors: Isolate, Awaited: true, Doc: "the user runs !cmd or !!cmd", Payload: typeOf[UserBash](), Result: typeOf[UserExecResult]()},
+	{Name: "credential_disabled", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 32, Emitted: true, Doc: "a credential was soft-disabled automatically", Payload: typeOf[CredentialDisabled]()},
+	{Name: "user_bash", Systems: "AOP", Family: "user", Combine: FirstWins, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the user runs !cmd or !!cmd", Payload: typeOf[UserBash](), Result: typeOf[UserExecResult]()},
 	{Name: "user_python", Systems: "O", Family: "user", Combine: FirstWins, Errors: Isolate, Awaited: true, Doc: "the user runs $code or $$code", Payload: typeOf[UserPython](), Result: typeOf[UserExecResult]()},
 	{Name: "mcp_notification", Systems: "O", Family: "mcp", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 100, Doc: "an MCP server notification", Payload: typeOf[MCPNotification]()},
 	{Name: "ui_prompt_start", Systems: "A", Family: "ui", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a blocking UI prompt opens (coalesced into one outer span)", Payload: typeOf[UIPromptStart]()},

@@ -39,7 +39,8 @@ type Registry struct {
 	headers   map[string]map[string]string // modelKey -> unresolved header values
 
 	mu      sync.Mutex
-	runtime map[string]string // provider -> key from --api-key; guarded by mu
+	runtime map[string]string     // provider -> key from --api-key; guarded by mu
+	speaks  func(api string) bool // guarded by mu; nil: every API
 
 	// Providers added at run time (AddProvider, extension_providers.go): the fields above stay the
 	// base; cur is the merged view every query reads, replaced as a whole under extMu.
@@ -376,4 +377,20 @@ func (r *Registry) Headers(m *llm.Model) map[string]string {
 		}
 	}
 	return out
+}
+
+// SetAPIFilter tells the registry which wire APIs the caller can speak: Default skips providers
+// whose models use another API, and its "no models" advice names only those providers' keys.
+// nil accepts every API.
+func (r *Registry) SetAPIFilter(speaks func(api string) bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.speaks = speaks
+}
+
+func (r *Registry) speaksAPI(api string) bool {
+	r.mu.Lock()
+	f := r.speaks
+	r.mu.Unlock()
+	return f == nil || f(api)
 }

@@ -271,7 +271,7 @@ func (r *Registry) Default() (*llm.Model, error) {
 		}
 		var ms []*llm.Model
 		for _, m := range st.models {
-			if m.Provider == p {
+			if m.Provider == p && r.speaksAPI(m.API) {
 				ms = append(ms, m)
 			}
 		}
@@ -281,6 +281,16 @@ func (r *Registry) Default() (*llm.Model, error) {
 	}
 	var vars []string
 	for _, p := range builtinProviders {
+		speaks := false
+		for _, m := range st.models {
+			if m.Provider == p && r.speaksAPI(m.API) {
+				speaks = true
+				break
+			}
+		}
+		if !speaks {
+			continue
+		}
 		for _, v := range EnvVars(p) {
 			if strings.HasSuffix(v, "_API_KEY") {
 				vars = append(vars, v)

@@ -100,6 +100,7 @@ func run(o *Options) error {
 
 	agentDir := o.agentDir()
 	reg, warnings := model.Load(agentDir)
+	reg.SetAPIFilter(func(api string) bool { _, err := session.ProviderFor(api); return err == nil })
 	for _, w := range warnings {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
 	}

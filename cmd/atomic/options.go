@@ -149,8 +149,10 @@ func newEventsCmd(opts *Options) *cobra.Command {
 				_, err = fmt.Fprintf(opts.Stdout, "%s\n", b)
 				return err
 			}
+			fmt.Fprintf(opts.Stdout, "%-26s %-12s %-11s %-8s %-8s %s\n", "EVENT", "COMBINE", "ERRORS", "DELIVERY", "EMITTED", "WHEN")
 			for _, s := range ext.Table {
-				fmt.Fprintf(opts.Stdout, "%-26s %-12s %-11s %-12s %s\n", s.Name, s.Combine, s.Errors, map[bool]string{true: "awaited", false: "async"}[s.Awaited], s.Doc)
+				fmt.Fprintf(opts.Stdout, "%-26s %-12s %-11s %-8s %-8s %s\n", s.Name, s.Combine, s.Errors,
+					map[bool]string{true: "awaited", false: "async"}[s.Awaited], map[bool]string{true: "yes", false: "not yet"}[s.Emitted], s.Doc)
 			}
 			return nil
 		},

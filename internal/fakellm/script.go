@@ -25,7 +25,7 @@ const (
 )
 
 // Script is what the fake model plays. Its JSON form is a superset of the pi fixture scenario
-// format (../shared/fixtures/pi-0.73.1/scenarios):
+// format (testdata/pi-0.73.1/scenarios at the repository root):
 //
 //	{
 //	  "match": "assistant-count",            // or "request-count" (default)

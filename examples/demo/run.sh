@@ -23,6 +23,6 @@ end=$(date +%s%N)
 echo "== the change:"
 diff -u "$here/project/stats.go" stats.go | sed 's/^/   /' || true
 echo "== the test passes after:"
-go test ./... 2>&1 | sed 's/^/   /'
+go test -count=1 ./... 2>&1 | sed 's/^/   /'
 echo "== session saved in: $(ls "$work"/agent/sessions/*/*.jsonl)"
 echo "== atomic ran for $(( (end - start) / 1000000 )) ms wall time, including the agent's own 'go test' call"

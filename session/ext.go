@@ -197,9 +197,6 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 	if err := s.live("prompt"); err != nil {
 		return err
 	}
-	if o.Images == nil {
-		o.Images = nil
-	}
 	if name, args, ok := parseCommand(text); ok {
 		if cmd, e, found := s.runner.Command(name); found {
 			return s.runCommand(ctx, name, cmd, e, args)

@@ -22,6 +22,7 @@ type StaleContextError struct {
 	Op string
 }
 
+// Error says which operation used the stale context and what to use instead.
 func (e *StaleContextError) Error() string {
 	return fmt.Sprintf("extension ctx is stale: %s was called after the session was replaced or reloaded; use the ctx passed to withSession or to the new session's handlers", e.Op)
 }
@@ -154,16 +155,35 @@ type UI interface {
 // does nothing (seed 004, "Mode Behavior").
 type NoUI struct{}
 
+// Select returns no choice (dismissed).
 func (NoUI) Select(context.Context, string, []string) (string, bool) { return "", false }
-func (NoUI) Confirm(context.Context, string, string) bool            { return false }
-func (NoUI) Input(context.Context, string, string) (string, bool)    { return "", false }
-func (NoUI) Editor(context.Context, string, string) (string, bool)   { return "", false }
-func (NoUI) Notify(string, string)                                   {}
-func (NoUI) SetStatus(string, string)                                {}
-func (NoUI) SetWidget(string, []string)                              {}
-func (NoUI) SetTitle(string)                                         {}
-func (NoUI) SetEditorText(string)                                    {}
-func (NoUI) GetEditorText() string                                   { return "" }
+
+// Confirm answers no.
+func (NoUI) Confirm(context.Context, string, string) bool { return false }
+
+// Input returns no text (dismissed).
+func (NoUI) Input(context.Context, string, string) (string, bool) { return "", false }
+
+// Editor returns no text (dismissed).
+func (NoUI) Editor(context.Context, string, string) (string, bool) { return "", false }
+
+// Notify does nothing.
+func (NoUI) Notify(string, string) {}
+
+// SetStatus does nothing.
+func (NoUI) SetStatus(string, string) {}
+
+// SetWidget does nothing.
+func (NoUI) SetWidget(string, []string) {}
+
+// SetTitle does nothing.
+func (NoUI) SetTitle(string) {}
+
+// SetEditorText does nothing.
+func (NoUI) SetEditorText(string) {}
+
+// GetEditorText returns "".
+func (NoUI) GetEditorText() string { return "" }
 
 // CommandContext is ExtensionCommandContext: a Context plus the session operations that are safe
 // only in commands (seed 004, "ExtensionCommandContext").

@@ -41,6 +41,7 @@ type Error struct {
 	Message       string `json:"error"`
 }
 
+// Error names the extension, the event and the handler's error.
 func (e *Error) Error() string {
 	return fmt.Sprintf("extension %s: %s: %v", e.ExtensionPath, e.Event, e.Err)
 }

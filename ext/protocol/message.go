@@ -45,10 +45,14 @@ type Message struct {
 	After int64 `json:"after,omitempty"`
 }
 
-// IsRequest, IsNotification and IsResponse classify a message.
-func (m *Message) IsRequest() bool      { return m.Method != "" && len(m.ID) > 0 }
+// IsRequest reports whether m is a request: a method and an id.
+func (m *Message) IsRequest() bool { return m.Method != "" && len(m.ID) > 0 }
+
+// IsNotification reports whether m is a notification: a method and no id.
 func (m *Message) IsNotification() bool { return m.Method != "" && len(m.ID) == 0 }
-func (m *Message) IsResponse() bool     { return m.Method == "" && len(m.ID) > 0 }
+
+// IsResponse reports whether m is a response: an id and no method.
+func (m *Message) IsResponse() bool { return m.Method == "" && len(m.ID) > 0 }
 
 // IntID returns the message id as an integer; ok is false for a string or missing id.
 func (m *Message) IntID() (id int64, ok bool) {
@@ -63,6 +67,7 @@ type Error struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error returns the error's message.
 func (e *Error) Error() string { return e.Message }
 
 // Errorf returns an *Error with code and a formatted message.

@@ -157,6 +157,7 @@ func run(o *Options) error {
 	settings := o.loadSettings(agentDir, cwd) // settings.go
 	var httpClient *http.Client
 	var mdl *llm.Model
+	var pendingModel string // --model naming a provider an extension registers
 	thinking := o.Thinking
 	if thinking == "" && len(st.BuildContext().Messages) == 0 {
 		thinking = settings.DefaultThinkingLevel // a resumed session keeps its own level
@@ -171,7 +172,13 @@ func run(o *Options) error {
 	} else {
 		mdl, thinking, err = o.resolveModel(reg, st, thinking, o.settingsModel(reg, settings))
 		if err != nil {
-			return err
+			// The provider may be one an extension registers once it loads: start on any model
+			// atomic can speak and resolve --model again after loading (see pendingModel below).
+			placeholder := firstSpeakable(reg)
+			if o.Model == "" || !errors.Is(err, model.ErrNotFound) || len(extFactories) == 0 || placeholder == nil {
+				return err
+			}
+			pendingModel, mdl = o.Model, placeholder
 		}
 		if o.APIKey != "" {
 			reg.SetRuntimeAPIKey(mdl.Provider, o.APIKey)
@@ -212,6 +219,12 @@ func run(o *Options) error {
 	if err := applyExtensionFlags(rt.Session().Runner(), o.ExtensionFlags); err != nil {
 		rt.Shutdown(context.Background())
 		return err
+	}
+	if pendingModel != "" {
+		if err := useModel(rt.Session(), reg, pendingModel, o.Provider, o.Thinking); err != nil {
+			rt.Shutdown(context.Background())
+			return err
+		}
 	}
 	if o.Verbose {
 		o.describe(rt.Session())
@@ -614,6 +627,36 @@ func applyExtensionFlags(r *ext.Runner, flags []extensionFlag) error {
 		if err := r.SetFlag(f.name, v); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// firstSpeakable returns a model whose API atomic speaks, to start a session on before
+// extensions have registered their providers; nil when there is none.
+func firstSpeakable(reg *model.Registry) *llm.Model {
+	for _, m := range reg.All() {
+		if _, err := session.ProviderFor(m.API); err == nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// useModel resolves pattern now that extensions have registered their providers (registerProvider
+// takes effect when the runner binds) and switches the session to it.
+func useModel(s *session.Session, reg *model.Registry, pattern, provider, thinking string) error {
+	m, level, err := reg.Resolve(pattern, provider)
+	if err != nil {
+		return err
+	}
+	if err := s.SetModel(m); err != nil {
+		return err
+	}
+	if thinking == "" {
+		thinking = level
+	}
+	if thinking != "" {
+		return s.SetThinkingLevel(thinking)
 	}
 	return nil
 }

@@ -96,22 +96,29 @@ func (s *Supervisor) request(p *process, method string, params json.RawMessage) 
 	return res, err
 }
 
-// apiCall decodes params into a (which embeds an ExtRef) and returns the extension's API.
-func apiCall[T any](s *Supervisor, params json.RawMessage, ref func(*T) protocol.ExtRef) (*T, ext.API, *generation, error) {
-	a := new(T)
-	if err := jsonUnmarshal(params, a); err != nil {
-		return nil, nil, nil, err
+// withAPI makes the handler of a pi.* method: it decodes the params (which embed an ExtRef),
+// resolves the extension's API in its generation and calls fn; a stale generation fails with the
+// stale-context error.
+func withAPI[T any, PT interface {
+	*T
+	Ref() protocol.ExtRef
+}](fn func(s *Supervisor, p *process, a PT, api ext.API, g *generation) (any, error)) handlerFunc {
+	return func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+		a := PT(new(T))
+		if err := jsonUnmarshal(params, a); err != nil {
+			return nil, err
+		}
+		r := a.Ref()
+		g := s.generation(r.Gen)
+		if g == nil {
+			return nil, &protocol.Error{Code: protocol.CodeStaleContext, Message: (&ext.StaleContextError{Op: "pi"}).Error()}
+		}
+		api, err := g.api(r.Ext)
+		if err != nil {
+			return nil, err
+		}
+		return fn(s, p, a, api, g)
 	}
-	r := ref(a)
-	g := s.generation(r.Gen)
-	if g == nil {
-		return nil, nil, nil, &protocol.Error{Code: protocol.CodeStaleContext, Message: (&ext.StaleContextError{Op: "pi"}).Error()}
-	}
-	api, err := g.api(r.Ext)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return a, api, g, nil
 }
 
 // ctxCall decodes params into a (with a Ctx id) and resolves the context.
@@ -134,8 +141,6 @@ func simpleCtx(fn func(c ext.Context) (any, error)) handlerFunc {
 	}
 }
 
-func extRef(a *protocol.ExtRef) protocol.ExtRef { return *a }
-
 // dialogContext is the context of a UI dialog: it ends after timeout milliseconds (0: never).
 func dialogContext(timeout int) (context.Context, context.CancelFunc) {
 	if timeout > 0 {
@@ -149,103 +154,55 @@ var methods map[string]handlerFunc
 
 func init() {
 	methods = map[string]handlerFunc{
-		protocol.MethodRegisterTool: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, g, err := apiCall(s, params, func(a *protocol.RegisterToolParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		protocol.MethodRegisterTool: withAPI(func(s *Supervisor, p *process, a *protocol.RegisterToolParams, api ext.API, g *generation) (any, error) {
 			return nil, api.RegisterTool(s.toolDefinition(g, a.Ext, a.Tool))
-		},
-		protocol.MethodRegisterCommand: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, g, err := apiCall(s, params, func(a *protocol.RegisterCommandParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodRegisterCommand: withAPI(func(s *Supervisor, p *process, a *protocol.RegisterCommandParams, api ext.API, g *generation) (any, error) {
 			return nil, api.RegisterCommand(a.Name, s.command(g, a.Ext, a.Name, a.Description, a.Completions))
-		},
-		protocol.MethodRegisterShortcut: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, g, err := apiCall(s, params, func(a *protocol.RegisterShortcutParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodRegisterShortcut: withAPI(func(s *Supervisor, p *process, a *protocol.RegisterShortcutParams, api ext.API, g *generation) (any, error) {
 			return nil, api.RegisterShortcut(a.Key, s.shortcut(g, a.Ext, a.Key, a.Description))
-		},
-		protocol.MethodRegisterFlag: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.RegisterFlagParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodRegisterFlag: withAPI(func(s *Supervisor, p *process, a *protocol.RegisterFlagParams, api ext.API, _ *generation) (any, error) {
 			return nil, api.RegisterFlag(a.Name, ext.Flag{Description: a.Description, Type: a.Type, Default: a.Default})
-		},
-		protocol.MethodGetFlag: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.NameParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodGetFlag: withAPI(func(s *Supervisor, p *process, a *protocol.NameParams, api ext.API, _ *generation) (any, error) {
 			v, _ := api.GetFlag(a.Name)
 			return v, nil
-		},
-		protocol.MethodRegisterProvider: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.RegisterProviderParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodRegisterProvider: withAPI(func(s *Supervisor, p *process, a *protocol.RegisterProviderParams, api ext.API, _ *generation) (any, error) {
 			var cfg ext.ProviderConfig
 			if err := json.Unmarshal(a.Config, &cfg); err != nil {
 				return nil, fmt.Errorf("registerProvider(%q): the config does not fit the models.json provider shape: %v", a.Name, err)
 			}
 			return nil, api.RegisterProvider(a.Name, cfg)
-		},
-		protocol.MethodUnregisterProvider: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.NameParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodUnregisterProvider: withAPI(func(s *Supervisor, p *process, a *protocol.NameParams, api ext.API, _ *generation) (any, error) {
 			return nil, api.UnregisterProvider(a.Name)
-		},
-		protocol.MethodRegisterMessageRenderer: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.RendererParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodRegisterMessageRenderer: withAPI(func(s *Supervisor, p *process, a *protocol.RendererParams, api ext.API, _ *generation) (any, error) {
 			api.RegisterMessageRenderer(a.CustomType, remoteRenderer{Path: s.paths[a.Ext], CustomType: a.CustomType})
 			return nil, nil
-		},
-		protocol.MethodRegisterEntryRenderer: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.RendererParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodRegisterEntryRenderer: withAPI(func(s *Supervisor, p *process, a *protocol.RendererParams, api ext.API, _ *generation) (any, error) {
 			api.RegisterEntryRenderer(a.CustomType, remoteRenderer{Path: s.paths[a.Ext], CustomType: a.CustomType})
 			return nil, nil
-		},
-		protocol.MethodSendMessage: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.SendMessageParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSendMessage: withAPI(func(s *Supervisor, p *process, a *protocol.SendMessageParams, api ext.API, _ *generation) (any, error) {
 			var msgs []ext.CustomMessage
 			if err := json.Unmarshal(a.Messages, &msgs); err != nil {
 				return nil, fmt.Errorf("sendMessage: %v", err)
 			}
 			return nil, api.SendMessages(msgs, sendOptions(a.Options))
-		},
-		protocol.MethodSendUserMessage: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.SendUserMessageParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSendUserMessage: withAPI(func(s *Supervisor, p *process, a *protocol.SendUserMessageParams, api ext.API, _ *generation) (any, error) {
 			var content []llm.Content
 			if err := json.Unmarshal(a.Content, &content); err != nil {
 				return nil, fmt.Errorf("sendUserMessage: %v", err)
 			}
 			return nil, api.SendUserMessage(content, sendOptions(a.Options))
-		},
-		protocol.MethodAppendEntry: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.AppendEntryParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodAppendEntry: withAPI(func(s *Supervisor, p *process, a *protocol.AppendEntryParams, api ext.API, _ *generation) (any, error) {
 			var data any
 			if len(a.Data) > 0 {
 				if err := json.Unmarshal(a.Data, &data); err != nil {
@@ -253,61 +210,29 @@ func init() {
 				}
 			}
 			return nil, api.AppendEntry(a.CustomType, data)
-		},
-		protocol.MethodSetSessionName: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.NameParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSetSessionName: withAPI(func(s *Supervisor, p *process, a *protocol.NameParams, api ext.API, _ *generation) (any, error) {
 			return nil, api.SetSessionName(a.Name)
-		},
-		protocol.MethodGetSessionName: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			_, api, _, err := apiCall(s, params, extRef)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodGetSessionName: withAPI(func(s *Supervisor, p *process, _ *protocol.ExtRef, api ext.API, _ *generation) (any, error) {
 			return api.GetSessionName(), nil
-		},
-		protocol.MethodSetLabel: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.SetLabelParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSetLabel: withAPI(func(s *Supervisor, p *process, a *protocol.SetLabelParams, api ext.API, _ *generation) (any, error) {
 			return nil, api.SetLabel(a.EntryID, a.Label)
-		},
-		protocol.MethodGetCommands: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			_, api, _, err := apiCall(s, params, extRef)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodGetCommands: withAPI(func(s *Supervisor, p *process, _ *protocol.ExtRef, api ext.API, _ *generation) (any, error) {
 			return nonNil(api.GetCommands()), nil
-		},
-		protocol.MethodGetActiveTools: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			_, api, _, err := apiCall(s, params, extRef)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodGetActiveTools: withAPI(func(s *Supervisor, p *process, _ *protocol.ExtRef, api ext.API, _ *generation) (any, error) {
 			return nonNil(api.GetActiveTools()), nil
-		},
-		protocol.MethodGetAllTools: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			_, api, _, err := apiCall(s, params, extRef)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodGetAllTools: withAPI(func(s *Supervisor, p *process, _ *protocol.ExtRef, api ext.API, _ *generation) (any, error) {
 			return nonNil(api.GetAllTools()), nil
-		},
-		protocol.MethodSetActiveTools: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.SetActiveToolsParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSetActiveTools: withAPI(func(s *Supervisor, p *process, a *protocol.SetActiveToolsParams, api ext.API, _ *generation) (any, error) {
 			return nil, api.SetActiveTools(a.Names)
-		},
-		protocol.MethodSetModel: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, g, err := apiCall(s, params, func(a *protocol.SetModelParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSetModel: withAPI(func(s *Supervisor, p *process, a *protocol.SetModelParams, api ext.API, g *generation) (any, error) {
 			g.mu.Lock()
 			c := g.last
 			g.mu.Unlock()
@@ -323,21 +248,13 @@ func init() {
 				return nil, err
 			}
 			return true, nil
-		},
-		protocol.MethodGetThinkingLevel: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			_, api, _, err := apiCall(s, params, extRef)
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodGetThinkingLevel: withAPI(func(s *Supervisor, p *process, _ *protocol.ExtRef, api ext.API, _ *generation) (any, error) {
 			return api.GetThinkingLevel(), nil
-		},
-		protocol.MethodSetThinkingLevel: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
-			a, api, _, err := apiCall(s, params, func(a *protocol.LevelParams) protocol.ExtRef { return a.ExtRef })
-			if err != nil {
-				return nil, err
-			}
+		}),
+		protocol.MethodSetThinkingLevel: withAPI(func(s *Supervisor, p *process, a *protocol.LevelParams, api ext.API, _ *generation) (any, error) {
 			return nil, api.SetThinkingLevel(a.Level)
-		},
+		}),
 		protocol.MethodEventsSubscribe: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
 			var a protocol.EventsParams
 			if err := jsonUnmarshal(params, &a); err != nil {

@@ -161,6 +161,9 @@ type ExtRef struct {
 	Gen int64 `json:"gen"`
 }
 
+// Ref returns the reference; params types that embed ExtRef get it too.
+func (r ExtRef) Ref() ExtRef { return r }
+
 // EventParams dispatch one event to one handler. Payload is the event payload only; Ctx is the
 // context id the handler's ctx.* calls name; Signal says whether ctx.signal is set (a run is
 // active).

@@ -50,14 +50,21 @@ type rpcProcess struct {
 
 func startRPC(t *testing.T, env ...string) *rpcProcess {
 	t.Helper()
+	return startRPCIn(t, t.TempDir(), env, nil)
+}
+
+// startRPCIn runs `atomic --mode rpc --no-session <args…>` in dir with env added, against a
+// fake server that answers once.
+func startRPCIn(t *testing.T, dir string, env, args []string) *rpcProcess {
+	t.Helper()
 	srv := fakellm.New(fakellm.Script{Turns: []fakellm.Turn{{Text: "unused"}}})
 	t.Cleanup(srv.Close)
 	agent := t.TempDir()
 	if err := os.WriteFile(filepath.Join(agent, "models.json"), modelsJSON("fake", llm.APIOpenAICompletions, baseURL(srv, llm.APIOpenAICompletions)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("atomic", "--mode", "rpc", "--no-session")
-	cmd.Dir = t.TempDir()
+	cmd := exec.Command("atomic", append([]string{"--mode", "rpc", "--no-session"}, args...)...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), append([]string{"ATOMIC_CODING_AGENT_DIR=" + agent, "HOME=" + agent}, env...)...)
 	in, err := cmd.StdinPipe()
 	if err != nil {

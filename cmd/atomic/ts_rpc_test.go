@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
-
-	"github.com/atomic-cli/atomic/internal/fakellm"
-	"github.com/atomic-cli/atomic/llm"
 )
 
 // A TypeScript extension's ctx.ui.confirm in RPC mode reaches the client as an
@@ -35,39 +31,7 @@ export default function (pi: ExtensionAPI) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv := fakellm.New(fakellm.Script{Turns: []fakellm.Turn{{Text: "unused"}}})
-	t.Cleanup(srv.Close)
-	agent := t.TempDir()
-	if err := os.WriteFile(filepath.Join(agent, "models.json"), modelsJSON("fake", llm.APIOpenAICompletions, baseURL(srv, llm.APIOpenAICompletions)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("atomic", "--mode", "rpc", "--no-session", "-e", extPath)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ATOMIC_CODING_AGENT_DIR="+agent, "HOME="+agent)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &rpcProcess{t: t, cmd: cmd, in: in, lines: make(chan map[string]any, 100)}
-	go func() {
-		defer close(p.lines)
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			var m map[string]any
-			if json.Unmarshal(sc.Bytes(), &m) == nil {
-				p.lines <- m
-			}
-		}
-	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	p := startRPCIn(t, dir, nil, []string{"-e", extPath})
 
 	p.send(`{"id":"a","type":"prompt","message":"/ask Ship it?"}`)
 	req := p.next(func(m map[string]any) bool { return m["method"] == "confirm" })
@@ -88,7 +52,7 @@ export default function (pi: ExtensionAPI) {
 	if r := p.next(func(m map[string]any) bool { return m["id"] == "a" }); r["success"] != true {
 		t.Fatalf("response %v", r)
 	}
-	in.Close()
+	p.in.Close()
 	if code := p.wait(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}

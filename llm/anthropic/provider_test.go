@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomic-cli/atomic/internal/providertest"
 	"github.com/atomic-cli/atomic/llm"
 )
 
@@ -79,32 +80,6 @@ func testModel(baseURL string) *llm.Model {
 		Reasoning: true, Input: []string{"text", "image"}, MaxTokens: 64000,
 		Cost: llm.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75},
 	}
-}
-
-// recorded is what the fake server saw of one request.
-type recorded struct {
-	path   string
-	header http.Header
-	body   []byte
-}
-
-// sseServer answers every request with stream, recording the request into *rec.
-func sseServer(t *testing.T, rec *recorded, stream string) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if rec != nil {
-			*rec = recorded{path: r.URL.Path, header: r.Header.Clone(), body: body}
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, stream)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-func userRequest(m *llm.Model, text string) *llm.Request {
-	return &llm.Request{Model: m, Messages: []llm.Message{llm.UserText(text, nil, 1)}}
 }
 
 // collect streams req and returns the final message and the event types in order.
@@ -210,14 +185,14 @@ func TestRequestBodyAndHeaders(t *testing.T) {
 	if msg.StopReason != llm.StopToolUse {
 		t.Fatalf("stream failed: %s", msg.ErrorMessage)
 	}
-	if rec.path != "/v1/messages" {
-		t.Fatalf("path = %q", rec.path)
+	if rec.Path != "/v1/messages" {
+		t.Fatalf("path = %q", rec.Path)
 	}
 	for k, want := range map[string]string{
 		"X-Api-Key": "sk-ant-test", "Anthropic-Version": "2099-01-01", "Content-Type": "application/json",
 		"Accept": "text/event-stream", "X-Model": "m", "X-Request": "r", "Authorization": "",
 	} {
-		if got := rec.header.Get(k); got != want {
+		if got := rec.Header.Get(k); got != want {
 			t.Errorf("header %s = %q, want %q", k, got, want)
 		}
 	}
@@ -245,23 +220,7 @@ func TestRequestBodyAndHeaders(t *testing.T) {
 	"tools": [{"name":"bash","description":"Run a command","input_schema":{"type":"object","properties":{"command":{"type":"string"}},"required":["command"]}}],
 	"thinking": {"type":"enabled","budget_tokens":8192}
 }`
-	assertJSON(t, rec.body, want)
-}
-
-func assertJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("body is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad expectation: %v", err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		gi, _ := json.MarshalIndent(g, "", "  ")
-		wi, _ := json.MarshalIndent(w, "", "  ")
-		t.Fatalf("body =\n%s\nwant\n%s", gi, wi)
-	}
+	assertJSON(t, rec.Body, want)
 }
 
 func TestThinkingBudget(t *testing.T) {
@@ -325,8 +284,8 @@ func TestAuthorizationHeaderReplacesAPIKey(t *testing.T) {
 	req.APIKey = "sk-ant-oat-token"
 	req.Headers = map[string]string{"Authorization": "Bearer sk-ant-oat-token"}
 	collect(context.Background(), req)
-	if rec.header.Get("Authorization") != "Bearer sk-ant-oat-token" || rec.header.Get("X-Api-Key") != "" {
-		t.Fatalf("headers = %v", rec.header)
+	if rec.Header.Get("Authorization") != "Bearer sk-ant-oat-token" || rec.Header.Get("X-Api-Key") != "" {
+		t.Fatalf("headers = %v", rec.Header)
 	}
 }
 
@@ -337,8 +296,8 @@ func TestEmptyAPIKeySendsNoKeyHeader(t *testing.T) {
 	if msg.StopReason != llm.StopToolUse {
 		t.Fatalf("stream failed: %s", msg.ErrorMessage)
 	}
-	if _, ok := rec.header["X-Api-Key"]; ok {
-		t.Fatalf("x-api-key sent without a key: %v", rec.header)
+	if _, ok := rec.Header["X-Api-Key"]; ok {
+		t.Fatalf("x-api-key sent without a key: %v", rec.Header)
 	}
 }
 
@@ -387,12 +346,12 @@ func TestHooksOrderAndPayloadReplacement(t *testing.T) {
 		t.Fatal("start was emitted before after_response")
 	}
 	var body map[string]any
-	json.Unmarshal(rec.body, &body)
+	json.Unmarshal(rec.Body, &body)
 	if body["max_tokens"] != 7.0 || body["metadata"] == nil {
-		t.Fatalf("replaced payload not sent: %s", rec.body)
+		t.Fatalf("replaced payload not sent: %s", rec.Body)
 	}
-	if rec.header.Get("X-Hooked") != "yes" || rec.header.Get("Accept") != "" {
-		t.Fatalf("header edits not applied: %v", rec.header)
+	if rec.Header.Get("X-Hooked") != "yes" || rec.Header.Get("Accept") != "" {
+		t.Fatalf("header edits not applied: %v", rec.Header)
 	}
 }
 
@@ -619,3 +578,12 @@ func BenchmarkStreamText(b *testing.B) {
 		}
 	}
 }
+
+// The shared provider test helpers (internal/providertest).
+type recorded = providertest.Recorded
+
+var (
+	sseServer   = providertest.SSEServer
+	userRequest = providertest.UserRequest
+	assertJSON  = providertest.AssertJSON
+)

@@ -161,18 +161,18 @@ func TestCompletionsMatchesPiRequest(t *testing.T) {
 			if msg, _ := collect(NewCompletions(), req); msg.StopReason == llm.StopError {
 				t.Fatal(msg.ErrorMessage)
 			}
-			if rec.path != "/v1/chat/completions" {
-				t.Fatalf("path = %q", rec.path)
+			if rec.Path != "/v1/chat/completions" {
+				t.Fatalf("path = %q", rec.Path)
 			}
-			if got := rec.header.Get("Authorization"); got != "Bearer sk-fake" {
+			if got := rec.Header.Get("Authorization"); got != "Bearer sk-fake" {
 				t.Fatalf("authorization = %q", got)
 			}
-			if got := rec.header.Get("Content-Type"); got != "application/json" {
+			if got := rec.Header.Get("Content-Type"); got != "application/json" {
 				t.Fatalf("content-type = %q", got)
 			}
-			if !bytes.Equal(rec.body, want) {
-				assertJSON(t, rec.body, string(want))
-				t.Fatalf("same JSON, different bytes:\n%s\nwant\n%s", rec.body, want)
+			if !bytes.Equal(rec.Body, want) {
+				assertJSON(t, rec.Body, string(want))
+				t.Fatalf("same JSON, different bytes:\n%s\nwant\n%s", rec.Body, want)
 			}
 		})
 	}
@@ -212,10 +212,10 @@ func TestCompletionsRequestConversion(t *testing.T) {
 	if msg.StopReason == llm.StopError {
 		t.Fatal(msg.ErrorMessage)
 	}
-	if got := rec.header.Get("Authorization"); got != "Token custom" {
+	if got := rec.Header.Get("Authorization"); got != "Token custom" {
 		t.Fatalf("authorization = %q", got)
 	}
-	assertJSON(t, rec.body, `{
+	assertJSON(t, rec.Body, `{
 		"model": "gpt-test",
 		"messages": [
 			{"role":"developer","content":"Be brief."},
@@ -476,8 +476,8 @@ func TestCompletionsHooks(t *testing.T) {
 	collect(NewCompletions(), req)
 	want := `{"messages":[],"model":"other","stream":true}`
 	assertTypes(t, order, "headers", "request", "onrequest "+want, "response 200")
-	if string(rec.body) != want || rec.header.Get("X-Trace") != "t1" {
-		t.Fatalf("sent %s with %v", rec.body, rec.header)
+	if string(rec.Body) != want || rec.Header.Get("X-Trace") != "t1" {
+		t.Fatalf("sent %s with %v", rec.Body, rec.Header)
 	}
 }
 

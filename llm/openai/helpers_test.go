@@ -3,7 +3,6 @@ package openai
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,30 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomic-cli/atomic/internal/providertest"
 	"github.com/atomic-cli/atomic/llm"
 )
-
-// recorded is what the fake server saw of one request.
-type recorded struct {
-	path   string
-	header http.Header
-	body   []byte
-}
-
-// sseServer answers every request with stream, recording the request into *rec.
-func sseServer(t *testing.T, rec *recorded, stream string) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if rec != nil {
-			*rec = recorded{path: r.URL.Path, header: r.Header.Clone(), body: body}
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, stream)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
 
 // statusServer answers every request with status and body.
 func statusServer(t *testing.T, status int, body string) *httptest.Server {
@@ -85,10 +63,6 @@ func hangServer(t *testing.T, stream string) *httptest.Server {
 	return srv
 }
 
-func userRequest(m *llm.Model, text string) *llm.Request {
-	return &llm.Request{Model: m, Messages: []llm.Message{llm.UserText(text, nil, 1)}}
-}
-
 // collect streams req with p and returns the final message and the event types in order.
 func collect(p llm.Provider, req *llm.Request) (llm.Message, []string) {
 	var types []string
@@ -100,22 +74,6 @@ func assertTypes(t *testing.T, got []string, want ...string) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events =\n%q\nwant\n%q", got, want)
-	}
-}
-
-func assertJSON(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("body is not JSON: %v\n%s", err, got)
-	}
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad expectation: %v", err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		gi, _ := json.MarshalIndent(g, "", "  ")
-		wi, _ := json.MarshalIndent(w, "", "  ")
-		t.Fatalf("body =\n%s\nwant\n%s", gi, wi)
 	}
 }
 
@@ -147,3 +105,12 @@ func (b memTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		Request: r,
 	}, nil
 }
+
+// The shared provider test helpers (internal/providertest).
+type recorded = providertest.Recorded
+
+var (
+	sseServer   = providertest.SSEServer
+	userRequest = providertest.UserRequest
+	assertJSON  = providertest.AssertJSON
+)

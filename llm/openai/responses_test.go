@@ -156,10 +156,10 @@ func TestResponsesRequestBody(t *testing.T) {
 	if msg, _ := collect(NewResponses(), req); msg.StopReason == llm.StopError {
 		t.Fatal(msg.ErrorMessage)
 	}
-	if rec.path != "/responses" || rec.header.Get("Authorization") != "Bearer sk-test" {
-		t.Fatalf("path %q headers %v", rec.path, rec.header)
+	if rec.Path != "/responses" || rec.Header.Get("Authorization") != "Bearer sk-test" {
+		t.Fatalf("path %q headers %v", rec.Path, rec.Header)
 	}
-	assertJSON(t, rec.body, `{
+	assertJSON(t, rec.Body, `{
 		"model": "gpt-test",
 		"input": [
 			{"role":"developer","content":"Be brief."},
@@ -313,9 +313,9 @@ func TestResponsesHooksReplacePayload(t *testing.T) {
 	collect(NewResponses(), req)
 	assertTypes(t, order, "headers", "request", "onrequest", "response")
 	var body map[string]any
-	json.Unmarshal(rec.body, &body)
+	json.Unmarshal(rec.Body, &body)
 	if body["instructions"] != "from a hook" || body["model"] != "gpt-test" {
-		t.Fatalf("body = %s", rec.body)
+		t.Fatalf("body = %s", rec.Body)
 	}
 }
 

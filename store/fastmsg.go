@@ -288,8 +288,9 @@ func contentBlock(b []byte) (llm.Content, bool) {
 var usageKeys = []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"}
 var costKeys = []string{"input", "output", "cacheRead", "cacheWrite", "total"}
 
-// usageFast decodes a usage object like json.Unmarshal into llm.Usage does.
-func usageFast(v []byte, u *llm.Usage) bool {
+// flatObject walks the members of a JSON object whose keys need no unescaping, calling set for
+// each non-null member; false from set (or an escaped key, or no object) makes it fail.
+func flatObject(v []byte, set func(key string, val []byte) bool) bool {
 	if !isObject(v) {
 		return false
 	}
@@ -303,12 +304,20 @@ func usageFast(v []byte, u *llm.Usage) bool {
 		if f.esc {
 			return false
 		}
-		val := f.val
-		if isNull(val) {
+		if isNull(f.val) {
 			continue
 		}
-		ok := true
-		switch string(f.key) {
+		if !set(string(f.key), f.val) {
+			return false
+		}
+	}
+	return true
+}
+
+// usageFast decodes a usage object like json.Unmarshal into llm.Usage does.
+func usageFast(v []byte, u *llm.Usage) bool {
+	return flatObject(v, func(key string, val []byte) (ok bool) {
+		switch key {
 		case "input":
 			u.Input, ok = intExact(val)
 		case "output":
@@ -322,35 +331,15 @@ func usageFast(v []byte, u *llm.Usage) bool {
 		case "cost":
 			ok = costFast(val, &u.Cost)
 		default:
-			ok = !foldsToKnown(string(f.key), usageKeys)
+			ok = !foldsToKnown(key, usageKeys)
 		}
-		if !ok {
-			return false
-		}
-	}
-	return true
+		return ok
+	})
 }
 
 func costFast(v []byte, c *llm.Cost) bool {
-	if !isObject(v) {
-		return false
-	}
-	var buf [8]field
-	fields, ok := parseObject(v, buf[:0])
-	if !ok {
-		return false
-	}
-	for i := range fields {
-		f := &fields[i]
-		if f.esc {
-			return false
-		}
-		val := f.val
-		if isNull(val) {
-			continue
-		}
-		ok := true
-		switch string(f.key) {
+	return flatObject(v, func(key string, val []byte) (ok bool) {
+		switch key {
 		case "input":
 			c.Input, ok = number(val)
 		case "output":
@@ -362,11 +351,8 @@ func costFast(v []byte, c *llm.Cost) bool {
 		case "total":
 			c.Total, ok = number(val)
 		default:
-			ok = !foldsToKnown(string(f.key), costKeys)
+			ok = !foldsToKnown(key, costKeys)
 		}
-		if !ok {
-			return false
-		}
-	}
-	return true
+		return ok
+	})
 }

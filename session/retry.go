@@ -36,7 +36,7 @@ package session
 // Retried: the runs of top-level prompts (PromptWith, so also an idle sendUserMessage) and
 // session_stop continuations. Turns started by extensions with triggerTurn or deliverAs
 // "interrupt" are not retried. The zero Options.Retry disables retry (SDK default);
-// cmd/atomic fills it from settings.json, where it is on by default.
+// cli fills it from settings.json, where it is on by default.
 //
 // Credentials: a provider whose requests fail with 401 or 403 twice in a row within the process
 // is soft-disabled: credential_disabled{provider, disabledCause} is emitted once, later requests

@@ -11,13 +11,13 @@ import (
 	"github.com/atomic-cli/atomic/internal/fakellm"
 )
 
-// buildAtomicTestBinary builds cmd/atomic's test binary under the name "atomic": run by that
-// name it is atomic with the test extensions of cmd/atomic/extensions_test.go compiled in
+// buildAtomicTestBinary builds package cli's test binary under the name "atomic": run by that
+// name it is atomic with the test extensions of cli/extensions_test.go compiled in
 // (chosen by ATOMIC_TEST_EXTENSIONS), as testscript arranges for its scripts.
 func buildAtomicTestBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "atomic")
-	if out, err := exec.Command("go", "test", "-c", "-o", bin, "../../cmd/atomic").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "test", "-c", "-o", bin, "../../cli").CombinedOutput(); err != nil {
 		t.Fatalf("go test -c: %v\n%s", err, out)
 	}
 	return bin

@@ -29,5 +29,5 @@
 // are written whole through mode/json's Writer, which serialises them. Every goroutine the Server
 // starts, except the stdin reader (which ends at EOF), has ended when Serve returns.
 //
-// rpc imports session, ext, agent, llm, store and mode/json; nothing imports it but cmd/atomic.
+// rpc imports session, ext, agent, llm, store and mode/json; nothing imports it but cli.
 package rpc

@@ -1,5 +1,5 @@
 // Package goext holds example Go extensions for atomic. Each sub-package exports a Factory
-// (func(api ext.API) error) that a binary compiles in — see cmd/atomic.Main's extension list —
+// (func(api ext.API) error) that a binary compiles in — see cli.Main and examples/custom-binary —
 // or an SDK embedder passes to session.Options.Extensions:
 //
 //   - permissiongate: blocks dangerous bash commands in tool_call (fail-closed gate)

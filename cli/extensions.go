@@ -1,4 +1,4 @@
-package main
+package cli
 
 // TypeScript and JavaScript extensions (seed 004, "Extension Locations"; config-and-resources.md
 // §5–6): discovery, the -e/--extension, --no-extensions and --approve flags, and the Node

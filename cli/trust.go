@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Project trust (config-and-resources.md §6; events.md §2 "Startup", §3.1 project_trust): one
 // decision per run, made before any project-local input (project extensions, project

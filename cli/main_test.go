@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Acceptance tests of the atomic binary (issue 2). The scripts in testdata/script run the real
 // command: testscript re-executes this test binary as "atomic", so every script exercises the

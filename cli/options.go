@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 	"golang.org/x/term"
 )
 
-// version is the release of atomic; set at build time with -ldflags "-X main.version=…".
+// version is the release of atomic; set at build time with -ldflags "-X github.com/atomic-cli/atomic/cli.version=…".
 var version = "0.1.0-dev"
 
 // Options is the parsed command line (config-and-resources.md §16).

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Go extensions compiled into the test binary, chosen per script with
 // ATOMIC_TEST_EXTENSIONS=name,name… (load order = list order):

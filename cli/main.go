@@ -1,0 +1,665 @@
+// Package cli is the atomic command line as a library: it parses the command line, resolves the
+// model and the session, and runs print, JSON or RPC mode (config-and-resources.md §16,
+// rpc-and-json.md). cmd/atomic is Main with no compiled-in extensions; a user's own module
+// builds a binary with its Go extensions compiled in by calling Main with them
+// (examples/custom-binary).
+package cli
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/llm/replay"
+	jsonmode "github.com/atomic-cli/atomic/mode/json"
+	printmode "github.com/atomic-cli/atomic/mode/print"
+	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/resource"
+	"github.com/atomic-cli/atomic/session"
+	"github.com/atomic-cli/atomic/store"
+	"github.com/atomic-cli/atomic/tool"
+)
+
+// Extension is a Go extension compiled into the binary. Name is what it is reported under
+// (its extension path is "go:"+Name); Factory registers its tools, commands and handlers when
+// the session's extension runner loads it, before the first request.
+type Extension struct {
+	Name    string
+	Factory ext.Factory
+}
+
+// exitError carries a process exit code through cobra.
+type exitError struct{ code int }
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
+// Main runs atomic with args (the command line without the program name) on the process's
+// standard streams and returns the process exit code: 0 on success, 1 on an error (printed to
+// stderr as "Error: …"), the mode's code otherwise, 130/143/129 after a signal. exts are Go
+// extensions compiled into this binary, loaded in order before any -e extension.
+func Main(args []string, exts ...Extension) int {
+	opts := &Options{
+		Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		StdinIsTTY: isTerminal(os.Stdin), StdoutIsTTY: isTerminal(os.Stdout),
+		Getenv: os.Getenv,
+	}
+	for _, e := range exts {
+		opts.Extensions = append(opts.Extensions, e.Factory)
+		opts.ExtensionPaths = append(opts.ExtensionPaths, "go:"+e.Name)
+	}
+	return execute(opts, args)
+}
+
+func execute(opts *Options, args []string) int {
+	cmd := newRootCmd(opts, run)
+	args = expandAliases(args)
+	if sub, _, err := cmd.Find(args); err != nil || sub == cmd {
+		// Only the root command takes extension flags; subcommands parse their own.
+		args, opts.ExtensionFlags = splitExtensionFlags(cmd, args)
+	}
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
+		fmt.Fprintf(opts.Stderr, "Error: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// run is the whole command once flags are parsed.
+func run(o *Options) error {
+	if o.Version {
+		fmt.Fprintln(o.Stdout, version)
+		return nil
+	}
+	if o.Export != "" {
+		return runExport(o) // export.go: before any model or session resolution
+	}
+	switch o.Mode {
+	case "", "text", "json", "rpc":
+	default:
+		return fmt.Errorf("unknown --mode %q (use text, json or rpc)", o.Mode)
+	}
+	if o.Thinking != "" && !llm.ValidThinkingLevel(o.Thinking) {
+		fmt.Fprintf(o.Stderr, "Warning: unknown thinking level %q (use %s); ignoring it\n", o.Thinking, strings.Join(llm.ThinkingLevels, ", "))
+		o.Thinking = ""
+	}
+
+	agentDir := o.agentDir()
+	reg, warnings := model.Load(agentDir)
+	reg.SetAPIFilter(func(api string) bool { _, err := session.ProviderFor(api); return err == nil })
+	for _, w := range warnings {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+	}
+	if o.ListModels {
+		loadExtensionProviders(o, reg) // providers registered by extensions are listed too (ext_providers.go)
+		search := ""
+		if len(o.Messages) > 0 {
+			search = o.Messages[0]
+		}
+		var usable []*llm.Model
+		for _, m := range reg.Available() {
+			if _, err := session.ProviderFor(m.API); err == nil {
+				usable = append(usable, m)
+			}
+		}
+		fmt.Fprint(o.Stdout, model.FormatList(usable, search))
+		return nil
+	}
+
+	prompts, err := o.modePrompts()
+	if err != nil {
+		return err
+	}
+	if len(prompts) == 0 && o.Mode != "rpc" {
+		if o.StdinIsTTY && o.StdoutIsTTY && !o.Print && o.Mode == "" {
+			return errors.New("the interactive terminal UI is not available yet: pass a prompt with -p \"…\" (see atomic --help)")
+		}
+		return errors.New("no prompt given: pass a message as an argument or pipe it on stdin")
+	}
+
+	cwd, err := os.Getwd()
+	if err != nil {
+		return fmt.Errorf("cannot read the working directory: %w", err)
+	}
+	st, err := o.openStore(agentDir, cwd)
+	if err != nil {
+		return err
+	}
+	// A resumed session works in the directory it belongs to (its header cwd), as in pi.
+	if sc := st.Cwd(); sc != "" && sc != cwd {
+		if fi, err := os.Stat(sc); err != nil || !fi.IsDir() {
+			return fmt.Errorf("stored session working directory does not exist: %s (session %s)", sc, st.SessionFile())
+		}
+		cwd = sc
+	}
+	if n := st.SkippedLines(); n > 0 {
+		fmt.Fprintf(o.Stderr, "Warning: %s: skipped %d unreadable line(s)\n", st.SessionFile(), n)
+	}
+	// TypeScript/JavaScript extensions (extensions.go): the Node host starts in the background.
+	scripts := o.startScriptExtensions(agentDir, cwd)
+	defer scripts.close()
+	extFactories, extPaths := scripts.extensions(o.Extensions, o.ExtensionPaths)
+
+	settings := o.loadSettings(agentDir, cwd) // settings.go
+	var httpClient *http.Client
+	var mdl *llm.Model
+	var pendingModel string // --model naming a provider an extension registers
+	thinking := o.Thinking
+	if thinking == "" && len(st.BuildContext().Messages) == 0 {
+		thinking = settings.DefaultThinkingLevel // a resumed session keeps its own level
+	}
+	if o.Replay != "" {
+		f, err := replay.Load(o.Replay)
+		if err != nil {
+			return err
+		}
+		httpClient = f.HTTPClient()
+		mdl = replayModel(f.API)
+	} else {
+		mdl, thinking, err = o.resolveModel(reg, st, thinking, o.settingsModel(reg, settings))
+		if err != nil {
+			// The provider may be one an extension registers once it loads: start on any model
+			// atomic can speak and resolve --model again after loading (see pendingModel below).
+			placeholder := firstSpeakable(reg)
+			if o.Model == "" || !errors.Is(err, model.ErrNotFound) || len(extFactories) == 0 || placeholder == nil {
+				return err
+			}
+			pendingModel, mdl = o.Model, placeholder
+		}
+		if o.APIKey != "" {
+			reg.SetRuntimeAPIKey(mdl.Provider, o.APIKey)
+		}
+	}
+
+	active, all := o.tools(cwd)
+	ctx, received, stop := signalContext()
+	defer stop()
+	front := o.newRPCFront() // nil unless --mode rpc
+	rt, err := session.NewRuntime(ctx, session.Options{
+		Store:          st,
+		Registry:       regOrNil(reg, o.Replay == ""),
+		Model:          mdl,
+		ThinkingLevel:  thinking,
+		Tools:          active,
+		AllBuiltins:    all,
+		SystemPrompt:   o.systemPrompt(agentDir, cwd, active),
+		HTTPClient:     httpClient,
+		OnError:        func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
+		Extensions:     extFactories,
+		ExtensionPaths: extPaths,
+		Mode:           modeName(o.Mode),
+		UI:             front.ui(),
+		Cwd:            cwd,
+		// The trust decision startScriptExtensions made (trust.go).
+		ProjectUntrusted: !o.projectTrusted(agentDir, cwd, nil).trusted,
+		OnExtensionError: front.extensionErrors(func(e *ext.Error) {
+			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
+		}),
+		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
+		Retry:               o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
+		Compaction:          compactionOptions(settings),
+	})
+	if err != nil {
+		return err
+	}
+	if err := applyExtensionFlags(rt.Session().Runner(), o.ExtensionFlags); err != nil {
+		rt.Shutdown(context.Background())
+		return err
+	}
+	if pendingModel != "" {
+		if err := useModel(rt.Session(), reg, pendingModel, o.Provider, o.Thinking); err != nil {
+			rt.Shutdown(context.Background())
+			return err
+		}
+	}
+	if o.Verbose {
+		o.describe(rt.Session())
+	}
+	var code int
+	if o.Mode == "json" {
+		code = jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
+	} else if o.Mode == "rpc" {
+		code = front.serve(ctx, rt)
+	} else {
+		code = printmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
+	}
+	rt.Shutdown(context.Background())
+	if rt.Session().PersistFailed() && code == 0 {
+		fmt.Fprintf(o.Stderr, "Error: the session could not be saved (see the warnings above)\n")
+		code = 1
+	}
+	if sig := received(); sig != nil {
+		code = signalExitCode(sig, code)
+	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
+}
+
+// signalContext is cancelled by the first SIGINT, SIGTERM or SIGHUP, which aborts the run
+// cleanly (the partial message is saved); a second signal ends the process at once. received
+// reports the first signal, nil when none came.
+func signalContext() (ctx context.Context, received func() os.Signal, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	var mu sync.Mutex
+	var first os.Signal
+	go func() {
+		for sig := range ch {
+			mu.Lock()
+			again := first != nil
+			if !again {
+				first = sig
+			}
+			mu.Unlock()
+			if again {
+				os.Exit(signalExitCode(sig, 130))
+			}
+			cancel()
+		}
+	}()
+	received = func() os.Signal {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+	return ctx, received, func() { signal.Stop(ch); cancel() }
+}
+
+// signalExitCode is the exit code after a signal (rpc-and-json.md §8, Atomic): 143 for SIGTERM,
+// 129 for SIGHUP, else code (SIGINT keeps the mode's code: 1 for the aborted run).
+func signalExitCode(sig os.Signal, code int) int {
+	switch sig {
+	case syscall.SIGTERM:
+		return 143
+	case syscall.SIGHUP:
+		return 129
+	}
+	return code
+}
+
+func (o *Options) agentDir() string {
+	for _, k := range []string{"ATOMIC_CODING_AGENT_DIR", "PI_CODING_AGENT_DIR"} {
+		if v := o.Getenv(k); v != "" {
+			return model.ExpandHome(v)
+		}
+	}
+	return model.AgentDir()
+}
+
+// prompts assembles the prompts (rpc-and-json.md §8, Atomic): the first prompt is the piped
+// stdin text, then the text of the @files, then the first message, concatenated; every further
+// message is a later prompt. Images from @files go with the first prompt.
+func (o *Options) prompts() ([]printmode.Prompt, error) {
+	var first strings.Builder
+	if !o.StdinIsTTY && o.Stdin != nil {
+		b, err := io.ReadAll(o.Stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading stdin: %w", err)
+		}
+		first.WriteString(strings.TrimSpace(string(b)))
+	}
+	var images []llm.Content
+	for _, f := range o.Files {
+		text, img, err := readAttachment(f)
+		if err != nil {
+			return nil, err
+		}
+		first.WriteString(text)
+		if img != nil {
+			images = append(images, *img)
+		}
+	}
+	msgs := o.Messages
+	if len(msgs) > 0 {
+		first.WriteString(msgs[0])
+		msgs = msgs[1:]
+	}
+	var out []printmode.Prompt
+	if first.Len() > 0 || len(images) > 0 {
+		out = append(out, printmode.Prompt{Text: first.String(), Images: images})
+	}
+	for _, m := range msgs {
+		out = append(out, printmode.Prompt{Text: m})
+	}
+	return out, nil
+}
+
+// readAttachment reads an @file argument: text files become a <file> block, images an
+// attachment plus an empty <file> tag; empty files are skipped.
+func readAttachment(path string) (string, *llm.Content, error) {
+	abs, err := filepath.Abs(tool.ResolveReadPath(path, mustGetwd()))
+	if err != nil {
+		return "", nil, err
+	}
+	b, err := os.ReadFile(abs)
+	if err != nil {
+		return "", nil, fmt.Errorf("cannot read @%s: %w", path, err)
+	}
+	if len(b) == 0 {
+		return "", nil, nil
+	}
+	if mime := imageMIME(b); mime != "" {
+		img := llm.Image(base64.StdEncoding.EncodeToString(b), mime)
+		return fmt.Sprintf("<file name=%q></file>\n", abs), &img, nil
+	}
+	return fmt.Sprintf("<file name=%q>\n%s\n</file>\n", abs, string(b)), nil, nil
+}
+
+// imageMIME returns the MIME type of a jpeg, png, gif or webp image by its magic bytes, else "".
+func imageMIME(b []byte) string {
+	switch m := http.DetectContentType(b); m {
+	case "image/jpeg", "image/png", "image/gif", "image/webp":
+		return m
+	}
+	return ""
+}
+
+func mustGetwd() string {
+	wd, _ := os.Getwd()
+	return wd
+}
+
+// openStore opens the session the flags ask for (session-format.md §11).
+func (o *Options) openStore(agentDir, cwd string) (*store.Session, error) {
+	if o.NoSession {
+		return store.InMemory(cwd), nil
+	}
+	dir := model.ExpandHome(o.SessionDir)
+	if dir == "" {
+		for _, k := range []string{"ATOMIC_CODING_AGENT_SESSION_DIR", "PI_CODING_AGENT_SESSION_DIR"} {
+			if v := o.Getenv(k); v != "" {
+				dir = model.ExpandHome(v)
+				break
+			}
+		}
+	}
+	if dir == "" {
+		dir = store.DefaultSessionDir(agentDir, cwd)
+	}
+	switch {
+	case o.Session != "" || o.Resume != "":
+		arg := o.Session
+		if arg == "" {
+			arg = o.Resume
+		}
+		arg = model.ExpandHome(arg)
+		m, err := store.FindSession(cwd, dir, arg)
+		if err != nil {
+			return nil, err
+		}
+		if o.Session == "" {
+			if _, err := os.Stat(m.Path); err != nil {
+				return nil, fmt.Errorf("no session to resume at %s: %w", m.Path, err)
+			}
+		}
+		st, err := store.Open(m.Path, "")
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	case o.Continue:
+		return store.ContinueRecent(cwd, dir)
+	}
+	return store.Create(cwd, dir, store.CreateOptions{})
+}
+
+// resolveModel picks the model (config-and-resources.md §9): --model / --provider, else the model
+// the session last used, else the first available one.
+// saved is the settings' defaultProvider/defaultModel (nil: none), chosen after the session's own
+// model and before the registry's default (config-and-resources.md §9).
+func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking string, saved *llm.Model) (*llm.Model, string, error) {
+	if o.Model != "" {
+		m, level, err := reg.Resolve(o.Model, o.Provider)
+		if err != nil {
+			return nil, "", err
+		}
+		if thinking == "" {
+			thinking = level
+		}
+		return m, thinking, nil
+	}
+	if o.Provider != "" {
+		id := model.DefaultModelID(o.Provider)
+		if m := reg.Find(o.Provider, id); m != nil {
+			return m, thinking, nil
+		}
+		for _, m := range reg.All() {
+			if m.Provider == o.Provider {
+				return m, thinking, nil
+			}
+		}
+		return nil, "", fmt.Errorf("unknown provider %q (see atomic --list-models)", o.Provider)
+	}
+	if ref := st.BuildContext().Model; ref != nil {
+		if m := reg.Find(ref.Provider, ref.ModelID); m != nil && reg.HasAuth(m.Provider) {
+			return m, thinking, nil
+		}
+	}
+	if saved != nil {
+		return saved, thinking, nil
+	}
+	m, err := reg.Default()
+	return m, thinking, err
+}
+
+// tools returns the active built-in tools per --tools / --no-tools, and every built-in (which
+// extensions may activate with setActiveTools).
+func (o *Options) tools(cwd string) (active, all []tool.Tool) {
+	set := tool.Builtins(cwd, tool.Options{})
+	all = tool.Select(set, tool.AllNames)
+	if o.NoTools {
+		return nil, all
+	}
+	names := tool.DefaultNames
+	if o.Tools != "" {
+		names = nil
+		for _, n := range strings.Split(o.Tools, ",") {
+			n = strings.TrimSpace(n)
+			if n == "" {
+				continue
+			}
+			if _, ok := set[n]; !ok {
+				fmt.Fprintf(o.Stderr, "Warning: unknown tool %q (built-in tools: %s)\n", n, strings.Join(tool.AllNames, ", "))
+				continue
+			}
+			names = append(names, n)
+		}
+	}
+	return tool.Select(set, names), all
+}
+
+// modeName is the ctx.mode of extensions.
+func modeName(mode string) string {
+	if mode == "json" || mode == "rpc" {
+		return mode
+	}
+	return "print"
+}
+
+func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
+	var pts []resource.PromptTool
+	for _, t := range tools {
+		pt := resource.PromptTool{Name: t.Name()}
+		if p, ok := t.(tool.Prompter); ok {
+			pt.Snippet, pt.Guidelines = p.PromptSnippet(), p.PromptGuidelines()
+		}
+		pts = append(pts, pt)
+	}
+	var appendParts []string
+	for _, a := range o.AppendSystemPrompt {
+		appendParts = append(appendParts, resource.ReadTextOrFile(a))
+	}
+	var files []resource.ContextFile
+	if !o.NoContextFiles {
+		files = resource.LoadContextFiles(agentDir, cwd)
+	}
+	return resource.BuildSystemPrompt(resource.PromptOptions{
+		CustomPrompt: resource.ReadTextOrFile(o.SystemPrompt),
+		AppendPrompt: strings.Join(appendParts, "\n\n"),
+		Tools:        pts,
+		ContextFiles: files,
+		Cwd:          cwd,
+	})
+}
+
+// replayModel is the model a replay file plays: its API decides which real provider code parses it.
+func replayModel(api string) *llm.Model {
+	return &llm.Model{
+		ID: "replay", Name: "replay", API: api, Provider: "replay",
+		BaseURL: "http://replay.invalid", Input: []string{"text"},
+		ContextWindow: 200000, MaxTokens: 8192,
+	}
+}
+
+func regOrNil(reg *model.Registry, use bool) *model.Registry {
+	if use {
+		return reg
+	}
+	return nil
+}
+
+// shortAliases are pi's and Atomic's multi-letter short flags, which the flag parser cannot
+// express (config-and-resources.md §16).
+var shortAliases = map[string]string{
+	"-nc": "--no-context-files",
+	"-nt": "--no-tools",
+	"-ne": "--no-extensions", // extensions.go
+	"-na": "--no-approve",    // extensions.go
+}
+
+// expandAliases rewrites multi-letter short flags before parsing; "--" ends option parsing.
+func expandAliases(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if long, ok := shortAliases[a]; ok {
+			a = long
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// describe prints the start-up choices (--verbose) to stderr.
+func (o *Options) describe(s *session.Session) {
+	m := s.Model()
+	file := s.Store().SessionFile()
+	if file == "" {
+		file = "(not saved)"
+	}
+	var tools []string
+	for _, t := range s.Agent().Config().Tools {
+		tools = append(tools, t.Name())
+	}
+	fmt.Fprintf(o.Stderr, "atomic %s\n  model:      %s/%s (%s), thinking %s\n  session:    %s\n  cwd:        %s\n  tools:      %s\n  extensions: %d\n",
+		version, m.Provider, m.ID, m.API, s.ThinkingLevel(), file, s.Store().Cwd(), strings.Join(tools, ", "), len(s.Runner().Extensions()))
+}
+
+// extensionFlag is a --name or --name=value option the built-in flags do not know; extensions
+// may register it (config-and-resources.md §16: unknown long options are extension flags).
+type extensionFlag struct {
+	name, value string
+	hasValue    bool
+}
+
+// splitExtensionFlags removes unknown long options from args, up to "--".
+func splitExtensionFlags(cmd interface{ Flags() *pflag.FlagSet }, args []string) ([]string, []extensionFlag) {
+	var out []string
+	var flags []extensionFlag
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...), flags
+		}
+		if strings.HasPrefix(a, "--") && len(a) > 2 {
+			name, value, has := strings.Cut(a[2:], "=")
+			if name != "help" && cmd.Flags().Lookup(name) == nil {
+				flags = append(flags, extensionFlag{name: name, value: value, hasValue: has})
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out, flags
+}
+
+// applyExtensionFlags sets the registered extension flags; an unregistered one is an error.
+func applyExtensionFlags(r *ext.Runner, flags []extensionFlag) error {
+	defs := r.Flags()
+	for _, f := range flags {
+		def, ok := defs[f.name]
+		if !ok {
+			return fmt.Errorf("unknown flag: --%s\nRun 'atomic --help' for usage.", f.name)
+		}
+		var v any = true
+		switch {
+		case def.Type == "string" && !f.hasValue:
+			return fmt.Errorf("flag --%s needs a value: --%s=<value>", f.name, f.name)
+		case def.Type == "string":
+			v = f.value
+		case f.hasValue:
+			switch f.value {
+			case "true", "1", "yes":
+			case "false", "0", "no":
+				v = false
+			default:
+				return fmt.Errorf("flag --%s is boolean: use --%s or --%s=false", f.name, f.name, f.name)
+			}
+		}
+		if err := r.SetFlag(f.name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstSpeakable returns a model whose API atomic speaks, to start a session on before
+// extensions have registered their providers; nil when there is none.
+func firstSpeakable(reg *model.Registry) *llm.Model {
+	for _, m := range reg.All() {
+		if _, err := session.ProviderFor(m.API); err == nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// useModel resolves pattern now that extensions have registered their providers (registerProvider
+// takes effect when the runner binds) and switches the session to it.
+func useModel(s *session.Session, reg *model.Registry, pattern, provider, thinking string) error {
+	m, level, err := reg.Resolve(pattern, provider)
+	if err != nil {
+		return err
+	}
+	if err := s.SetModel(m); err != nil {
+		return err
+	}
+	if thinking == "" {
+		thinking = level
+	}
+	if thinking != "" {
+		return s.SetThinkingLevel(thinking)
+	}
+	return nil
+}

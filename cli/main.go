@@ -18,12 +18,14 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/llm/replay"
+	"github.com/atomic-cli/atomic/llm/sse"
 	jsonmode "github.com/atomic-cli/atomic/mode/json"
 	printmode "github.com/atomic-cli/atomic/mode/print"
 	"github.com/atomic-cli/atomic/model"
@@ -158,7 +160,8 @@ func run(o *Options) error {
 	extFactories, extPaths := scripts.extensions(o.Extensions, o.ExtensionPaths)
 
 	settings := o.loadSettings(agentDir, cwd) // settings.go
-	var httpClient *http.Client
+	// Provider calls close idle connections after httpIdleTimeoutMs (llm/sse).
+	httpClient := sse.NewHTTPClient(time.Duration(settings.HTTPIdleTimeoutMs) * time.Millisecond)
 	var mdl *llm.Model
 	var pendingModel string // --model naming a provider an extension registers
 	thinking := o.Thinking

@@ -54,6 +54,9 @@ func (o *Options) retryOptions(reg *model.Registry, s resource.Settings, primary
 		MaxRetries: s.Retry.MaxRetries,
 		BaseDelay:  time.Duration(s.Retry.BaseDelayMs) * time.Millisecond,
 		MaxDelay:   time.Duration(s.Retry.MaxDelayMs) * time.Millisecond,
+
+		MaxRetryDelay:  time.Duration(s.Retry.MaxRetryDelayMs) * time.Millisecond,
+		StreamDeadline: time.Duration(s.StreamDeadlineMs) * time.Millisecond,
 	}
 	if reg == nil {
 		return r

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // ToolSpec is a tool as the model sees it: name, description and JSON Schema of its arguments.
@@ -44,6 +45,11 @@ type Request struct {
 
 	// Hooks are the extension seams of the HTTP path; nil fields are skipped.
 	Hooks *Hooks
+
+	// StreamDeadline is the longest gap without data from the server, before the response
+	// headers and between two stream events (settings.json streamDeadlineMs); past it the stream
+	// is cut and the message fails with a "stream stalled" error. 0 means no deadline.
+	StreamDeadline time.Duration
 }
 
 // Hooks are the points of the provider HTTP path where extensions act (events.md §3.4). Each is

@@ -30,6 +30,13 @@ type Settings struct {
 	// retries of the primary model are exhausted. `retry.fallbackModels` is accepted too.
 	FallbackModels []string `json:"fallbackModels,omitempty"`
 
+	// StreamDeadlineMs is the longest silence of a provider stream, in milliseconds, before it is
+	// cut and retried (Atomic's streamDeadlineMs; default 300000; 0 or "disabled" turns it off).
+	StreamDeadlineMs int `json:"streamDeadlineMs"`
+	// HTTPIdleTimeoutMs closes idle provider connections after this many milliseconds (default
+	// 600000).
+	HTTPIdleTimeoutMs int `json:"httpIdleTimeoutMs"`
+
 	// DefaultProjectTrust is "ask" (default), "always" or "never"; read from the global file only.
 	DefaultProjectTrust string `json:"defaultProjectTrust,omitempty"`
 
@@ -54,6 +61,9 @@ type RetrySettings struct {
 	MaxRetries  int  `json:"maxRetries"`
 	BaseDelayMs int  `json:"baseDelayMs"`
 	MaxDelayMs  int  `json:"maxDelayMs"`
+	// MaxRetryDelayMs is the longest server-requested delay (retry-after) that is waited for
+	// (retry.provider.maxRetryDelayMs, default 60000); a longer one fails at once.
+	MaxRetryDelayMs int `json:"maxRetryDelayMs"`
 }
 
 // ImageSettings are the `images` keys.
@@ -65,10 +75,12 @@ type ImageSettings struct {
 // DefaultSettings returns the defaults of config-and-resources.md §2 (pi's values).
 func DefaultSettings() Settings {
 	return Settings{
-		Compaction: CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000, CompressionRatio: 0.5, PreserveRecent: 2},
-		Retry:      RetrySettings{Enabled: true, MaxRetries: 3, BaseDelayMs: 2000, MaxDelayMs: 60000},
-		Images:     ImageSettings{AutoResize: true},
-		Raw:        map[string]any{},
+		Compaction:        CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000, CompressionRatio: 0.5, PreserveRecent: 2},
+		Retry:             RetrySettings{Enabled: true, MaxRetries: 3, BaseDelayMs: 2000, MaxDelayMs: 60000, MaxRetryDelayMs: 60000},
+		StreamDeadlineMs:  300000,
+		HTTPIdleTimeoutMs: 600000,
+		Images:            ImageSettings{AutoResize: true},
+		Raw:               map[string]any{},
 	}
 }
 
@@ -136,6 +148,13 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 	d.integer("retry.maxRetries", &s.Retry.MaxRetries)
 	d.integer("retry.baseDelayMs", &s.Retry.BaseDelayMs)
 	d.integer("retry.maxDelayMs", &s.Retry.MaxDelayMs)
+	d.integer("retry.provider.maxRetryDelayMs", &s.Retry.MaxRetryDelayMs)
+	if v, ok := lookup(merged, "streamDeadlineMs"); ok && v == "disabled" {
+		s.StreamDeadlineMs = 0
+	} else {
+		d.integer("streamDeadlineMs", &s.StreamDeadlineMs)
+	}
+	d.integer("httpIdleTimeoutMs", &s.HTTPIdleTimeoutMs)
 	d.strings("retry.fallbackModels", &s.FallbackModels)
 	d.strings("fallbackModels", &s.FallbackModels)
 	d.boolean("images.autoResize", &s.Images.AutoResize)
@@ -145,7 +164,7 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 		warnings = append(warnings, fmt.Errorf("%s: defaultProjectTrust: %q is not ask, always or never; using ask", file("defaultProjectTrust"), v))
 		s.DefaultProjectTrust = ""
 	}
-	for _, k := range []string{"retry.maxRetries", "retry.baseDelayMs", "retry.maxDelayMs", "compaction.reserveTokens", "compaction.keepRecentTokens"} {
+	for _, k := range []string{"retry.maxRetries", "retry.baseDelayMs", "retry.maxDelayMs", "retry.provider.maxRetryDelayMs", "streamDeadlineMs", "httpIdleTimeoutMs", "compaction.reserveTokens", "compaction.keepRecentTokens"} {
 		if v, ok := lookup(merged, k); ok {
 			if f, isNum := v.(float64); isNum && f < 0 {
 				warnings = append(warnings, fmt.Errorf("%s: %s: must not be negative, got %v; using the default", file(k), k, f))
@@ -157,6 +176,12 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 					s.Retry.BaseDelayMs = def.Retry.BaseDelayMs
 				case "retry.maxDelayMs":
 					s.Retry.MaxDelayMs = def.Retry.MaxDelayMs
+				case "retry.provider.maxRetryDelayMs":
+					s.Retry.MaxRetryDelayMs = def.Retry.MaxRetryDelayMs
+				case "streamDeadlineMs":
+					s.StreamDeadlineMs = def.StreamDeadlineMs
+				case "httpIdleTimeoutMs":
+					s.HTTPIdleTimeoutMs = def.HTTPIdleTimeoutMs
 				case "compaction.reserveTokens":
 					s.Compaction.ReserveTokens = def.Compaction.ReserveTokens
 				case "compaction.keepRecentTokens":

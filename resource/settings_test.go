@@ -52,7 +52,7 @@ func TestLoadSettingsMergesProjectOverGlobal(t *testing.T) {
 	if s.DefaultProvider != "anthropic" || s.DefaultModel != "claude-y" || s.DefaultThinkingLevel != "low" {
 		t.Errorf("model keys: %+v", s)
 	}
-	if s.Retry != (RetrySettings{Enabled: true, MaxRetries: 5, BaseDelayMs: 10, MaxDelayMs: 20}) {
+	if s.Retry != (RetrySettings{Enabled: true, MaxRetries: 5, BaseDelayMs: 10, MaxDelayMs: 20, MaxRetryDelayMs: 60000}) {
 		t.Errorf("retry (deep merge): %+v", s.Retry)
 	}
 	if s.Compaction.ReserveTokens != 1000 || s.Compaction.KeepRecentTokens != 20000 || !s.Compaction.Enabled {
@@ -139,5 +139,30 @@ func TestMergeSettingsDoesNotModifyInputs(t *testing.T) {
 	}
 	if base["a"].(map[string]any)["y"] != 2.0 {
 		t.Fatal("base modified")
+	}
+}
+
+func TestLoadSettingsStreamDeadline(t *testing.T) {
+	for _, c := range []struct {
+		json         string
+		deadline     int
+		idle, maxRet int
+		warn         bool
+	}{
+		{`{}`, 300000, 600000, 60000, false},
+		{`{"streamDeadlineMs": 2000, "httpIdleTimeoutMs": 5000, "retry": {"provider": {"maxRetryDelayMs": 1000}}}`, 2000, 5000, 1000, false},
+		{`{"streamDeadlineMs": 0}`, 0, 600000, 60000, false},
+		{`{"streamDeadlineMs": "disabled"}`, 0, 600000, 60000, false},
+		{`{"streamDeadlineMs": "soon"}`, 300000, 600000, 60000, true},
+		{`{"streamDeadlineMs": -5}`, 300000, 600000, 60000, true},
+	} {
+		agent := t.TempDir()
+		if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(c.json), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, warns := LoadSettings(SettingsOptions{AgentDir: agent, Cwd: t.TempDir()})
+		if s.StreamDeadlineMs != c.deadline || s.HTTPIdleTimeoutMs != c.idle || s.Retry.MaxRetryDelayMs != c.maxRet || (len(warns) > 0) != c.warn {
+			t.Errorf("%s: deadline %d idle %d maxRetryDelay %d warnings %v", c.json, s.StreamDeadlineMs, s.HTTPIdleTimeoutMs, s.Retry.MaxRetryDelayMs, warns)
+		}
 	}
 }

@@ -9,8 +9,14 @@ package session
 // (BaseDelay × 2^(attempt-1), capped at MaxDelay, or the server's retry-after / retry-after-ms),
 // and continues the run from the context without the failed message. When a success follows,
 // auto_retry_end{success:true, attempt} is emitted; when the retries end without one,
-// auto_retry_end{success:false, attempt, finalError}. A retry-after longer than MaxDelay is not
-// waited for: it counts as the retries on that model being exhausted.
+// auto_retry_end{success:false, attempt, finalError}. A retry-after longer than MaxRetryDelay
+// (settings retry.provider.maxRetryDelayMs, default 60 s) is not waited for: it counts as the
+// retries on that model being exhausted, and when no fallback is left the run fails at once with
+// an error saying how long the server asked to wait.
+//
+// A stream the provider cut because the server went silent past StreamDeadline (settings
+// streamDeadlineMs; llm/sse ErrStalled) is retried like a dropped connection, even when some
+// content had arrived: the partial message is dropped from the context before the retry.
 //
 // After the retries on the primary model are exhausted, each fallback model is tried once, in
 // order: retry_fallback_applied{from, to, role:"default"}, then the model switch
@@ -64,6 +70,13 @@ type RetryOptions struct {
 	// BaseDelay is the first backoff; each later one doubles, capped at MaxDelay (0: no cap).
 	BaseDelay time.Duration
 	MaxDelay  time.Duration
+	// MaxRetryDelay is the longest server-requested delay (retry-after) that is waited for
+	// (settings retry.provider.maxRetryDelayMs); a longer one fails the retries on this model at
+	// once. 0 uses MaxDelay.
+	MaxRetryDelay time.Duration
+	// StreamDeadline is the longest silence of a provider stream before it is cut and retried
+	// (settings streamDeadlineMs): before the response headers and between two events. 0: none.
+	StreamDeadline time.Duration
 	// Fallbacks are tried in order after the retries on the primary model are exhausted.
 	Fallbacks []RetryFallback
 	// Sleep waits d or until ctx ends (returning ctx's error); nil uses a timer. Tests inject
@@ -149,6 +162,7 @@ func (s *Session) retryPrepare(req *llm.Request) error {
 	s.retry.mu.Lock()
 	s.retry.status, s.retry.header = 0, nil
 	s.retry.mu.Unlock()
+	req.StreamDeadline = s.opts.Retry.StreamDeadline
 	if err := s.credentialCheck(req.Model); err != nil {
 		return err
 	}
@@ -253,7 +267,7 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 			return nil
 		}
 		var delay time.Duration
-		exhausted := false
+		exhausted, tooLong := false, ""
 		if fallback < 0 {
 			attempt++
 			s.retry.mu.Lock()
@@ -261,7 +275,14 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 			s.retry.mu.Unlock()
 			var server bool
 			delay, server = s.retryDelay(o, attempt, status)
-			exhausted = attempt > o.MaxRetries || (server && o.MaxDelay > 0 && delay > o.MaxDelay)
+			limit := o.MaxRetryDelay
+			if limit <= 0 {
+				limit = o.MaxDelay
+			}
+			if server && limit > 0 && delay > limit {
+				tooLong = fmt.Sprintf("%s (not retried: the server asked to wait %s, longer than retry.provider.maxRetryDelayMs %s)", errorText(last), delay.Round(time.Millisecond), limit)
+			}
+			exhausted = attempt > o.MaxRetries || tooLong != ""
 		} else {
 			exhausted = true
 		}
@@ -275,7 +296,12 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 				if current != nil {
 					_ = s.setModel(primary, "restore")
 				}
-				end(false, last.ErrorMessage)
+				final := last.ErrorMessage
+				if tooLong != "" {
+					final = tooLong
+					s.noteFinalError(tooLong)
+				}
+				end(false, final)
 				return nil
 			}
 			s.retry.mu.Lock()
@@ -330,6 +356,19 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 			return nil
 		}
 	}
+}
+
+// noteFinalError replaces the error text of the failed message ending the context (the session
+// file keeps the provider's own), so the run's outcome says why it was not retried.
+func (s *Session) noteFinalError(msg string) {
+	msgs := s.agent.Messages()
+	n := len(msgs)
+	if n == 0 || msgs[n-1].Role != llm.RoleAssistant || msgs[n-1].StopReason != llm.StopError {
+		return
+	}
+	out := append([]llm.Message(nil), msgs...)
+	out[n-1].ErrorMessage = msg
+	_ = s.agent.SetMessages(out)
 }
 
 // retryWillContinue predicts, at agent_end, whether the run's failure will be retried or handed
@@ -485,6 +524,7 @@ func RetryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 
 var (
 	statusPrefix   = regexp.MustCompile(`^(\d{3})\b`)
+	stalled        = regexp.MustCompile(`\bstream stalled\b`)
 	transientError = regexp.MustCompile(`(?i)overloaded|rate.?limit|too many requests|service.?unavailable|bad gateway|gateway.?timeout|connection.?(reset|refused|error)|econnreset|econnrefused|broken pipe|other side closed|unexpected eof|fetch failed|upstream.?connect|reset before headers|server.?error|internal.?error|stream ended before the response was complete`)
 )
 
@@ -507,6 +547,9 @@ func retryable(m *llm.Message, status int) bool {
 		return true
 	case status >= 400:
 		return false
+	}
+	if stalled.MatchString(m.ErrorMessage) {
+		return true // cut by streamDeadlineMs: retried even after output, like pi's dropped streams
 	}
 	if hasContent(m) {
 		return false // a cut after output: retrying would repeat it

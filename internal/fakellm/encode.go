@@ -85,6 +85,11 @@ type Rendered struct {
 	Truncated bool
 	// DelayMS is the turn's pause before every frame after the first.
 	DelayMS int
+	// Stall is the turn's Stall: StallHeaders (hang before the headers), StallEvents (hang after
+	// StallAfter frames) or "" (no stall).
+	Stall string
+	// StallAfter is the number of frames sent before a StallEvents hang.
+	StallAfter int
 }
 
 // Render renders turn t as the response of api (llm.APIAnthropicMessages,
@@ -100,7 +105,7 @@ func Render(api string, t Turn, info Info) (*Rendered, error) {
 	if info.Model == "" {
 		info.Model = DefaultModel
 	}
-	r := &Rendered{Header: http.Header{}, DelayMS: t.DelayMS}
+	r := &Rendered{Header: http.Header{}, DelayMS: t.DelayMS, Stall: t.Stall, StallAfter: t.StallAfter}
 	if t.Error != nil {
 		status := t.Error.Status
 		if status == 0 {

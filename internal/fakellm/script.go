@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 )
 
 // Turn selection modes of a Script.
@@ -90,7 +91,24 @@ type Turn struct {
 	Drop bool `json:"drop,omitempty"`
 	// DropAfter is the number of content deltas sent before a Drop; it requires Drop.
 	DropAfter int `json:"drop_after,omitempty"`
+	// Stall makes the server go silent without closing the connection, to test the client's
+	// stream deadline: StallHeaders hangs before the response headers, StallEvents after
+	// StallAfter stream frames (events) were sent. The hang ends when the client goes away, the
+	// server closes, or after MaxStall.
+	Stall string `json:"stall,omitempty"`
+	// StallAfter is the number of frames sent before a StallEvents hang (1: after the first
+	// event); it requires Stall "events".
+	StallAfter int `json:"stall_after,omitempty"`
 }
+
+// Stall modes of a Turn.
+const (
+	StallHeaders = "headers"
+	StallEvents  = "events"
+)
+
+// MaxStall bounds a scripted stall, so a client without a deadline still ends eventually.
+const MaxStall = 10 * time.Minute
 
 // ToolCall is one tool call of a Turn. Exactly one of Arguments and RawArguments may be set;
 // neither sends "{}".
@@ -196,6 +214,17 @@ func (t *Turn) Validate() error {
 	}
 	if t.DropAfter > 0 && !t.Drop {
 		return fmt.Errorf("drop_after is set but drop is false")
+	}
+	switch t.Stall {
+	case "", StallHeaders, StallEvents:
+	default:
+		return fmt.Errorf("stall %q: want %q or %q", t.Stall, StallHeaders, StallEvents)
+	}
+	if t.StallAfter < 0 || t.StallAfter > 0 && t.Stall != StallEvents {
+		return fmt.Errorf("stall_after must not be negative and requires stall %q", StallEvents)
+	}
+	if t.Stall != "" && (t.Error != nil || t.Drop) {
+		return fmt.Errorf("a stalled turn cannot be an error turn or drop the stream")
 	}
 	if t.Error != nil {
 		if t.Thinking != "" || t.Text != "" || len(t.ToolCalls) > 0 {

@@ -154,6 +154,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
+	if out.Stall == StallHeaders {
+		hang(r)
+		return
+	}
 	for k, v := range out.Header {
 		w.Header()[k] = v
 	}
@@ -183,6 +187,10 @@ func stream(w http.ResponseWriter, r *http.Request, out *Rendered) {
 			case <-timer.C:
 			}
 		}
+		if out.Stall == StallEvents && i == out.StallAfter {
+			hang(r)
+			return
+		}
 		buf = f.AppendTo(buf[:0])
 		if _, err := w.Write(buf); err != nil {
 			return
@@ -193,6 +201,16 @@ func stream(w http.ResponseWriter, r *http.Request, out *Rendered) {
 	}
 	if out.Truncated {
 		panic(http.ErrAbortHandler)
+	}
+}
+
+// hang waits until the client goes away (or the server closes) or MaxStall passed.
+func hang(r *http.Request) {
+	t := time.NewTimer(MaxStall)
+	defer t.Stop()
+	select {
+	case <-r.Context().Done():
+	case <-t.C:
 	}
 }
 

@@ -45,6 +45,8 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.E
 		Headers: headers(req),
 		Payload: func() any { return buildPayload(req) },
 		Hooks:   req.Hooks,
+
+		StreamDeadline: req.StreamDeadline,
 	}
 	s := &streamState{b: b, m: m}
 	return sse.Stream(ctx, call, b, m, s.run)

@@ -37,6 +37,8 @@ func stream(ctx context.Context, req *llm.Request, emit func(llm.Event), path st
 		Headers: headers(req),
 		Payload: payload,
 		Hooks:   req.Hooks,
+
+		StreamDeadline: req.StreamDeadline,
 	}
 	return sse.Stream(ctx, call, b, m, newStream(b, m).run)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/atomic-cli/atomic/llm"
 )
@@ -33,10 +34,16 @@ type Call struct {
 	Payload func() any
 	// Hooks are the extension seams; nil or nil fields are skipped.
 	Hooks *llm.Hooks
+	// StreamDeadline is the longest the server may stay silent: before the response headers and
+	// between two reads of the body that bring data. Past it the call is cut with an error
+	// wrapping ErrStalled. 0 means no deadline.
+	StreamDeadline time.Duration
 }
 
 // Response is an open event stream whose HTTP status was below 400.
 type Response struct {
+	watch *watchdog // nil without a StreamDeadline
+
 	// HTTP is the response; its Body is read through Events.
 	HTTP *http.Response
 	// Events reads the server-sent events of the body.
@@ -44,7 +51,12 @@ type Response struct {
 }
 
 // Close closes the response body.
-func (r *Response) Close() error { return r.HTTP.Body.Close() }
+func (r *Response) Close() error {
+	if r.watch != nil {
+		r.watch.stop()
+	}
+	return r.HTTP.Body.Close()
+}
 
 // StatusError is the error Open returns for an HTTP status of 400 or more.
 type StatusError struct {
@@ -73,7 +85,8 @@ func (e *StatusError) Error() string {
 // On success the caller reads res.Events and must Close res. Errors: *StatusError for a status of
 // 400 or more (the body has been read and closed); an error quoting the body when a success
 // status comes with an application/json body instead of an event stream; the encoding error of
-// a payload that cannot be marshalled; otherwise the transport's error (a *url.Error naming the
+// a payload that cannot be marshalled; an error wrapping ErrStalled when c.StreamDeadline passed
+// without a byte from the server; otherwise the transport's error (a *url.Error naming the
 // method, URL and cause, or ctx's error when ctx was cancelled).
 func Open(ctx context.Context, c *Call) (*Response, error) {
 	hooks := c.Hooks
@@ -110,8 +123,16 @@ func Open(ctx context.Context, c *Call) (*Response, error) {
 		hooks.OnRequest(ctx, body)
 	}
 
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	watch := newWatchdog(ctx, c.StreamDeadline)
+	rctx := ctx
+	if watch != nil {
+		rctx = watch.ctx
+	}
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
+		if watch != nil {
+			watch.stop()
+		}
 		return nil, fmt.Errorf("build the request to %q: %w", c.URL, err)
 	}
 	for k, v := range c.Headers {
@@ -125,7 +146,15 @@ func Open(ctx context.Context, c *Call) (*Response, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		if watch != nil {
+			err = watch.cause(err)
+			watch.stop()
+		}
 		return nil, err
+	}
+	if watch != nil {
+		watch.kick("between two stream events")
+		resp.Body = &watchedBody{ReadCloser: resp.Body, w: watch}
 	}
 	if hooks.AfterResponse != nil {
 		hooks.AfterResponse(ctx, resp.StatusCode, resp.Header)
@@ -150,7 +179,7 @@ func Open(ctx context.Context, c *Call) (*Response, error) {
 		return nil, fmt.Errorf("the server answered %s with %s instead of an event stream: %s",
 			statusLine(resp), ct, ErrorMessage(raw))
 	}
-	return &Response{HTTP: resp, Events: NewReader(resp.Body)}, nil
+	return &Response{HTTP: resp, Events: NewReader(resp.Body), watch: watch}, nil
 }
 
 // statusLine returns "<code> <reason>", preferring the standard reason phrase; a code without one
@@ -213,8 +242,15 @@ func clip(s string, n int) string {
 
 // StreamError returns the error of a stream that stopped with err (from Reader.Next) before the
 // terminal event, which the provider names in terminal (e.g. "message_stop"). It wraps
-// ErrIncomplete.
+// ErrIncomplete, except for a line past the Reader's cap (ErrLineTooLong), which is not a
+// transient cut.
 func StreamError(err error, terminal string) error {
+	if errors.Is(err, ErrStalled) {
+		return fmt.Errorf("%w: %w", ErrIncomplete, err)
+	}
+	if errors.Is(err, ErrLineTooLong) {
+		return fmt.Errorf("stream refused: %w", err) // not ErrIncomplete: retrying gets the same line
+	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%w: the server closed the stream without %s", ErrIncomplete, terminal)
 	}

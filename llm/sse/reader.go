@@ -4,8 +4,18 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
+
+// MaxLine is the default cap, in bytes, on one line of the stream and on the data of one event
+// (64 MiB). A server that sends more without a line break or a blank line fails the stream with
+// ErrLineTooLong instead of growing memory without bound.
+const MaxLine = 64 << 20
+
+// ErrLineTooLong is the cause of a stream refused because one line, or one event's data, went
+// past the Reader's cap.
+var ErrLineTooLong = errors.New("server-sent event line too long")
 
 // Event is one dispatched server-sent event.
 type Event struct {
@@ -30,11 +40,21 @@ type Reader struct {
 	id      string
 	hasData bool
 	pending bool // a field of an undispatched event was read
+	max     int  // cap on one line and on one event's data, bytes
 }
 
-// NewReader returns a Reader of the event stream r.
+// NewReader returns a Reader of the event stream r whose lines and events are capped at MaxLine.
 func NewReader(r io.Reader) *Reader {
-	return &Reader{br: bufio.NewReaderSize(r, 32<<10)}
+	return NewReaderLimit(r, MaxLine)
+}
+
+// NewReaderLimit returns a Reader of r whose lines, and whose events' joined data, are capped at
+// max bytes (max <= 0 means MaxLine). Past the cap Next returns an error wrapping ErrLineTooLong.
+func NewReaderLimit(r io.Reader, max int) *Reader {
+	if max <= 0 {
+		max = MaxLine
+	}
+	return &Reader{br: bufio.NewReaderSize(r, 32<<10), max: max}
 }
 
 // Next returns the next event. An event is dispatched at the blank line that ends it, when it
@@ -43,7 +63,8 @@ func NewReader(r io.Reader) *Reader {
 //
 // At the end of the stream Next returns io.EOF when the stream ended between events, and
 // io.ErrUnexpectedEOF when it ended inside an event (the partial event is discarded, as the
-// standard requires). Errors of the underlying reader are returned as they are.
+// standard requires). A line or an event's data longer than the cap gives an error wrapping
+// ErrLineTooLong. Errors of the underlying reader are returned as they are.
 func (r *Reader) Next() (Event, error) {
 	for {
 		line, err := r.readLine()
@@ -65,7 +86,9 @@ func (r *Reader) Next() (Event, error) {
 			r.reset()
 			return ev, nil
 		}
-		r.field(line)
+		if err := r.field(line); err != nil {
+			return Event{}, err
+		}
 	}
 }
 
@@ -77,9 +100,9 @@ func (r *Reader) reset() {
 }
 
 // field applies one non-empty line to the event being assembled.
-func (r *Reader) field(line []byte) {
+func (r *Reader) field(line []byte) error {
 	if line[0] == ':' {
-		return
+		return nil
 	}
 	name, value := line, []byte(nil)
 	if i := bytes.IndexByte(line, ':'); i >= 0 {
@@ -90,6 +113,9 @@ func (r *Reader) field(line []byte) {
 	}
 	switch string(name) {
 	case "data":
+		if len(r.data)+len(value)+1 > r.max {
+			return fmt.Errorf("%w: one event's data passed %d bytes", ErrLineTooLong, r.max)
+		}
 		if r.hasData {
 			r.data = append(r.data, '\n')
 		}
@@ -108,6 +134,7 @@ func (r *Reader) field(line []byte) {
 		}
 		r.pending = true
 	}
+	return nil
 }
 
 // readLine returns the next line without its LF and without one CR before it. At the end of the
@@ -118,6 +145,10 @@ func (r *Reader) readLine() ([]byte, error) {
 	if err == bufio.ErrBufferFull {
 		r.line = append(r.line[:0], b...)
 		for err == bufio.ErrBufferFull {
+			if len(r.line) > r.max {
+				r.line = nil // let the oversized buffer go
+				return nil, fmt.Errorf("%w: a line passed %d bytes without a line break", ErrLineTooLong, r.max)
+			}
 			b, err = r.br.ReadSlice('\n')
 			r.line = append(r.line, b...)
 		}

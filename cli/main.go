@@ -154,6 +154,9 @@ func run(o *Options) error {
 	if n := st.SkippedLines(); n > 0 {
 		fmt.Fprintf(o.Stderr, "Warning: %s: skipped %d unreadable line(s)\n", st.SessionFile(), n)
 	}
+	for _, w := range st.LoadWarnings() {
+		fmt.Fprintf(o.Stderr, "Warning: %s\n", w)
+	}
 	// TypeScript/JavaScript extensions (extensions.go): the Node host starts in the background.
 	scripts := o.startScriptExtensions(agentDir, cwd)
 	defer scripts.close()

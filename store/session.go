@@ -47,6 +47,7 @@ type state struct {
 	flushed      bool              // header and entries are on disk
 	hasAssistant bool              // only maintained while !flushed
 	skipped      int
+	warnings     []string            // repairs made while loading (LoadWarnings)
 	children     map[string][]*Entry // built on first use by Children; nil until then
 
 	now func() time.Time
@@ -211,13 +212,15 @@ func (s *Session) reset(opts CreateOptions) error {
 	s.flushed = false
 	s.hasAssistant = false
 	s.skipped = 0
+	s.warnings = nil
 	if s.persist {
 		s.file = filepath.Join(s.sessionDir, FileName(ts, id))
 	}
 	return nil
 }
 
-// setEntries installs entries and rebuilds the indexes; the leaf becomes the last entry.
+// setEntries installs entries and rebuilds the indexes; the leaf becomes the last entry that has
+// an id (a trailing line without one, such as another tool's marker, cannot be a parent).
 func (s *Session) setEntries(entries []*Entry) {
 	s.entries = entries
 	s.byID = make(map[string]*Entry, len(entries))
@@ -228,9 +231,9 @@ func (s *Session) setEntries(entries []*Entry) {
 		e.seq = i
 		if e.ID != "" {
 			s.byID[e.ID] = e
+			s.leaf = e
 		}
 		s.applyLabel(e)
-		s.leaf = e
 	}
 }
 
@@ -284,8 +287,83 @@ func (s *Session) load(path string) error {
 	s.file = path
 	s.setEntries(fd.entries)
 	s.skipped = fd.skipped
+	s.warnings = s.breakCycles()
 	s.flushed = true
 	return nil
+}
+
+// breakCycles finds parentId cycles (a file edited by hand or by another tool) and breaks each one
+// by making its member that comes first in the file a root, so no path visits an entry twice and
+// no message is repeated in the context (issue 10 item 5). The file is not rewritten; the changed
+// entry is written with parentId null wherever it is copied. It returns one warning per cycle.
+//
+// In a well-formed file every parent precedes its child, and a cycle needs at least one parent
+// that does not: only entries whose parent comes later in the file (rare) are followed up.
+func (s *Session) breakCycles() []string {
+	var warnings []string
+	var prev *Entry
+	for _, e := range s.entries {
+		p := prev
+		prev = e
+		if e.ParentID == nil || *e.ParentID == e.ID {
+			continue // a root; parentId == id is a root by convention (§6)
+		}
+		if p == nil || p.ID != *e.ParentID {
+			p = s.byID[*e.ParentID]
+		}
+		if p == nil || p.seq < e.seq {
+			continue
+		}
+		// e's parent is later in the file: walk up from e and see whether the walk comes back.
+		// Entries are visited in file order, so the first member of a cycle reached here is the
+		// one that comes first in the file: every other member comes after it.
+		members := []*Entry{e}
+		seen := map[*Entry]bool{e: true}
+		for q := p; q != nil; {
+			if q == e {
+				warnings = append(warnings, s.breakCycle(e, members))
+				break
+			}
+			if seen[q] {
+				break // a cycle e leads into without being part of it: broken from its own member
+			}
+			seen[q] = true
+			members = append(members, q)
+			if q.ParentID == nil || *q.ParentID == q.ID {
+				break
+			}
+			q = s.byID[*q.ParentID]
+		}
+	}
+	return warnings
+}
+
+// breakCycle makes first, the member of a parentId cycle that comes first in the file, a root and
+// returns the warning that says so.
+func (s *Session) breakCycle(first *Entry, members []*Entry) string {
+	ids := make([]string, len(members))
+	for i, m := range members {
+		ids[i] = m.ID
+	}
+	old := first.Parent()
+	first.ParentID = nil
+	if first.raw != nil {
+		if raw, err := rewriteEnvelope(first.raw, first.ID, nil); err == nil {
+			first.raw = raw
+		} else if !first.opaque {
+			first.raw = nil // re-encoded from its fields when copied
+		}
+	}
+	return fmt.Sprintf("store: %s: entries %s form a parentId cycle; entry %s (parentId %s) is treated as a root",
+		s.file, strings.Join(ids, " → "), first.ID, old)
+}
+
+// LoadWarnings returns what loading the file repaired in memory (a parentId cycle broken), one
+// sentence per repair, so a front-end can warn; nil when nothing was repaired.
+func (s *Session) LoadWarnings() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.warnings...)
 }
 
 // startAt begins a new session that will be written to exactly path.
@@ -357,6 +435,28 @@ func (s *Session) append(e *Entry, parent *Entry) (string, error) {
 		s.flushed = true
 	}
 	return e.ID, nil
+}
+
+func ptrStr(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// withParent returns a copy of e whose parentId is parent (nil: a root); the line it is written
+// as keeps every other member and its order.
+func (e *Entry) withParent(parent *string) (*Entry, error) {
+	c := *e
+	c.ParentID = parent
+	if e.raw != nil {
+		raw, err := rewriteEnvelope(e.raw, e.ID, parent)
+		if err != nil {
+			return nil, fmt.Errorf("entry %s: %w", e.ID, err)
+		}
+		c.raw = raw
+	}
+	return &c, nil
 }
 
 func isAssistant(e *Entry) bool {
@@ -812,6 +912,20 @@ func (s *Session) CreateBranchedSession(leafID string) (string, error) {
 	for _, e := range path {
 		if e.Type == TypeLabel && !e.opaque {
 			continue
+		}
+		// Every kept entry is the child of the kept entry before it: an entry that followed a
+		// dropped label would otherwise point at a parent the new file does not have, and the
+		// new session would lose its history (pi#5669). A root stays a root.
+		var parent *string
+		if len(kept) > 0 {
+			id := kept[len(kept)-1].ID
+			parent = &id
+		}
+		if e.Parent() != ptrStr(parent) || (parent == nil) != (e.ParentID == nil) {
+			var err error
+			if e, err = e.withParent(parent); err != nil {
+				return "", fmt.Errorf("store: branched session: %w", err)
+			}
 		}
 		kept = append(kept, e)
 		onPath[e.ID] = true

@@ -26,7 +26,6 @@ import (
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/llm/replay"
 	"github.com/atomic-cli/atomic/llm/sse"
-	jsonmode "github.com/atomic-cli/atomic/mode/json"
 	printmode "github.com/atomic-cli/atomic/mode/print"
 	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/resource"
@@ -93,10 +92,9 @@ func run(o *Options) error {
 	if o.Export != "" {
 		return runExport(o) // export.go: before any model or session resolution
 	}
-	switch o.Mode {
-	case "", "text", "json", "rpc":
-	default:
-		return fmt.Errorf("unknown --mode %q (use text, json or rpc)", o.Mode)
+	front, err := chooseFrontEnd(o) // frontend.go
+	if err != nil {
+		return err
 	}
 	if o.Thinking != "" && !llm.ValidThinkingLevel(o.Thinking) {
 		fmt.Fprintf(o.Stderr, "Warning: unknown thinking level %q (use %s); ignoring it\n", o.Thinking, strings.Join(llm.ThinkingLevels, ", "))
@@ -125,15 +123,9 @@ func run(o *Options) error {
 		return nil
 	}
 
-	prompts, err := o.modePrompts()
+	prompts, err := front.prompts(o)
 	if err != nil {
 		return err
-	}
-	if len(prompts) == 0 && o.Mode != "rpc" {
-		if o.StdinIsTTY && o.StdoutIsTTY && !o.Print && o.Mode == "" {
-			return errors.New("the interactive terminal UI is not available yet: pass a prompt with -p \"…\" (see atomic --help)")
-		}
-		return errors.New("no prompt given: pass a message as an argument or pipe it on stdin")
 	}
 
 	cwd, err := os.Getwd()
@@ -197,7 +189,7 @@ func run(o *Options) error {
 	active, all := o.tools(cwd)
 	ctx, received, stop := signalContext()
 	defer stop()
-	front := o.newRPCFront() // nil unless --mode rpc
+	front.start(o)
 	rt, err := session.NewRuntime(ctx, session.Options{
 		Store:          st,
 		Registry:       regOrNil(reg, o.Replay == ""),
@@ -210,7 +202,7 @@ func run(o *Options) error {
 		OnError:        func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
 		Extensions:     extFactories,
 		ExtensionPaths: extPaths,
-		Mode:           modeName(o.Mode),
+		Mode:           front.mode(),
 		UI:             front.ui(),
 		Cwd:            cwd,
 		// The trust decision startScriptExtensions made (trust.go).
@@ -238,14 +230,7 @@ func run(o *Options) error {
 	if o.Verbose {
 		o.describe(rt.Session())
 	}
-	var code int
-	if o.Mode == "json" {
-		code = jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
-	} else if o.Mode == "rpc" {
-		code = front.serve(ctx, rt)
-	} else {
-		code = printmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
-	}
+	code := front.run(ctx, rt, prompts, o)
 	rt.Shutdown(context.Background())
 	if rt.Session().PersistFailed() && code == 0 {
 		fmt.Fprintf(o.Stderr, "Error: the session could not be saved (see the warnings above)\n")
@@ -492,14 +477,6 @@ func (o *Options) tools(cwd string) (active, all []tool.Tool) {
 		}
 	}
 	return tool.Select(set, names), all
-}
-
-// modeName is the ctx.mode of extensions.
-func modeName(mode string) string {
-	if mode == "json" || mode == "rpc" {
-		return mode
-	}
-	return "print"
 }
 
 func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {

@@ -101,7 +101,7 @@ func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.Extensi
 	if len(o.Extensions) == 0 && len(scripts) == 0 {
 		return nil
 	}
-	mode := modeName(o.Mode)
+	mode := o.modeName()
 	r := ext.NewRunner(func(ctx context.Context) ext.Context { return &trustContext{ctx: ctx, cwd: cwd, mode: mode} })
 	r.OnError(func(e *ext.Error) {
 		if e.Event == "load" {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,6 +27,7 @@ import (
 //	                "fake says no: <command>", except the commands "crash" (the host exits
 //	                with code 3) and "hang" (the host stops its heartbeat and sleeps)
 //	fail            the factory fails
+//	slow <ms>       the factory runs synchronously for ms milliseconds, sending no heartbeat
 //
 // With ATOMIC_FAKE_QUEUED=1 it reports capabilities.queuedEvents, answers sync at once (it
 // handles each event notification as it reads it) and reports a failure for turnIndex 13.
@@ -78,6 +80,11 @@ func fakeHost() {
 					n++
 				case len(f) == 1 && f[0] == "fail":
 					loadErr = &protocol.Error{Code: protocol.CodeHandlerFailed, Message: "fake factory failed"}
+				case len(f) == 2 && f[0] == "slow":
+					ms, _ := strconv.Atoi(f[1])
+					beating.Store(false)
+					time.Sleep(time.Duration(ms) * time.Millisecond)
+					beating.Store(true)
 				}
 			}
 			_ = w.Reply(m.ID, protocol.LoadResult{Handlers: n}, loadErr)
@@ -140,6 +147,12 @@ func (l *logBuf) String() string {
 // fake returns a supervisor of the fake host for extension files with the given directives.
 func fake(t *testing.T, exts ...string) (*Supervisor, *logBuf) {
 	t.Helper()
+	return fakeWith(t, nil, exts...)
+}
+
+// fakeWith is fake with the supervisor options changed by edit (nil: none).
+func fakeWith(t *testing.T, edit func(*Options), exts ...string) (*Supervisor, *logBuf) {
+	t.Helper()
 	dir := t.TempDir()
 	var paths []string
 	for i, src := range exts {
@@ -154,13 +167,17 @@ func fake(t *testing.T, exts ...string) (*Supervisor, *logBuf) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(Options{
+	o := Options{
 		Name:      "fake",
 		Command:   func() ([]string, error) { return []string{exe}, nil },
 		Env:       append(os.Environ(), "ATOMIC_FAKE_HOST=1"),
 		Logf:      log.logf,
 		WarnAfter: 100 * time.Millisecond, DeadAfter: 400 * time.Millisecond,
-	}, paths)
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	s := New(o, paths)
 	t.Cleanup(func() { _ = s.Close() })
 	return s, log
 }
@@ -326,5 +343,30 @@ func TestQueuedEventsNeedTheCapability(t *testing.T) {
 	ext.Emit[ext.None](r, context.Background(), ext.TurnStart{TurnIndex: 1})
 	if got := s.Sent() - before; got != 1 {
 		t.Fatalf("%d messages for one event", got)
+	}
+}
+
+// TestSlowLoadIsNotKilled: a factory that runs synchronously (no heartbeat) for longer than
+// DeadAfter but within LoadTimeout loads, and the host is not restarted (issue 9 item 8).
+func TestSlowLoadIsNotKilled(t *testing.T) {
+	s, log := fake(t, "slow 1000\non tool_call\n")
+	r, errs := load(t, s)
+	if len(*errs) > 0 {
+		t.Fatalf("load: %v\nlog:\n%s", (*errs)[0], log)
+	}
+	if res, err := toolCall(r, "ls"); err != nil || res == nil || res.Reason != "fake says no: ls" {
+		t.Fatalf("res %+v, err %v", res, err)
+	}
+	if l := log.String(); strings.Contains(l, "unresponsive") || !strings.Contains(l, "loading") {
+		t.Fatalf("log %q: want the slow load named, no restart", l)
+	}
+}
+
+// TestLoadTimeout: a factory still running at LoadTimeout fails to load, naming the timeout.
+func TestLoadTimeout(t *testing.T) {
+	s, log := fakeWith(t, func(o *Options) { o.LoadTimeout = 300 * time.Millisecond }, "slow 1500\non tool_call\n")
+	_, errs := load(t, s)
+	if len(*errs) != 1 || !strings.Contains((*errs)[0].Message, "did not finish within 300ms") {
+		t.Fatalf("errors %v; log:\n%s", *errs, log)
 	}
 }

@@ -57,8 +57,12 @@ type process struct {
 
 // call is one core -> host request in flight.
 type call struct {
-	id      int64
-	what    string // the callback, for diagnostics: "tool_call handler of /x/ext.ts"
+	id   int64
+	what string // the callback, for diagnostics: "tool_call handler of /x/ext.ts"
+	// loading marks initialize and load: the host may run an extension's synchronous top level
+	// without a heartbeat, so these are bounded by their own timeout (StartTimeout,
+	// LoadTimeout), not by DeadAfter.
+	loading bool
 	started time.Time
 	resp    chan *protocol.Message
 
@@ -257,7 +261,8 @@ const cancelGrace = time.Second
 // cancelGrace to answer. A host failure fails the call with an error wrapping ErrUnavailable.
 func (p *process) call(ctx context.Context, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
 	id := p.nextID.Add(1)
-	c := &call{id: id, what: what, started: time.Now(), resp: make(chan *protocol.Message, 1), upSignal: make(chan struct{}, 1)}
+	c := &call{id: id, what: what, started: time.Now(), resp: make(chan *protocol.Message, 1), upSignal: make(chan struct{}, 1),
+		loading: method == protocol.MethodInitialize || method == protocol.MethodLoad}
 	p.mu.Lock()
 	if p.failure != nil {
 		p.mu.Unlock()
@@ -326,6 +331,18 @@ func (p *process) oldest() *call {
 	return o
 }
 
+// loading reports whether an initialize or load call is pending (see call.loading).
+func (p *process) loading() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.pending {
+		if c.loading {
+			return true
+		}
+	}
+	return false
+}
+
 // readMain reads the main channel until EOF: responses go to their calls, registrations are
 // applied in order, requests run on their own goroutines.
 func (p *process) readMain(r io.Reader) {
@@ -360,6 +377,9 @@ func (p *process) handle(m *protocol.Message) {
 		}
 		p.mu.Lock()
 		c := p.pending[id]
+		if c != nil && c.loading {
+			p.lastBeat.Store(time.Now().UnixNano()) // the gap of a synchronous load is over
+		}
 		delete(p.pending, id)
 		p.mu.Unlock()
 		if c != nil {
@@ -429,7 +449,8 @@ func (p *process) serveSync(r io.Reader) {
 }
 
 // monitor watches the heartbeat: after warn it names the callback in progress, after dead it
-// fails the process (and so restarts it).
+// fails the process (and so restarts it) unless an initialize or load is pending, which its
+// own timeout bounds.
 func (p *process) monitor(warn, dead time.Duration) {
 	t := time.NewTicker(25 * time.Millisecond)
 	defer t.Stop()
@@ -455,7 +476,9 @@ func (p *process) monitor(warn, dead time.Duration) {
 			if c := p.oldest(); c != nil {
 				what = c.what
 			}
-			if gap >= dead {
+			// loading() is read before lastBeat again: a load answered in between has
+			// stored its beat before leaving pending.
+			if gap >= dead && !p.loading() && now.Sub(time.Unix(0, p.lastBeat.Load())) >= dead {
 				p.fail(fmt.Errorf("the %s extension host was unresponsive for %v (no heartbeat) while running %s", p.sup.name(), dead, what))
 				return
 			}

@@ -5,7 +5,10 @@ package cli
 // extension host they run in.
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -74,6 +77,28 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 	}
 	se.sup = o.newScriptHost(se.paths, agentDir, cwd)
 	return se
+}
+
+// checkExtensionSources returns an error naming each -e source that cannot load (a path that
+// does not exist; npm: and git: sources, not supported yet), one line each; nil when all can.
+// An extension that fails to load stops the run before anything is sent (config-and-resources.md
+// §5; pi and Atomic exit 1).
+func (o *Options) checkExtensionSources(cwd string) error {
+	var errs []error
+	for _, src := range o.ExtensionSources {
+		if strings.HasPrefix(src, "npm:") || strings.HasPrefix(src, "git:") {
+			errs = append(errs, fmt.Errorf("extension %s failed to load: npm: and git: sources are not supported yet; install the package and pass its path", src))
+			continue
+		}
+		p := src
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, fmt.Errorf("extension %s failed to load: %w", src, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // newScriptHost starts the Node extension host for paths in the background.

@@ -12,6 +12,7 @@ package cli
 //	                                 their values into the system prompt (before_agent_start)
 //	recorder2                        a second recorder (to pin load order across extensions)
 //	retryabort                       calls ctx.abort() on auto_retry_start (retry_abort.txtar)
+//	broken                           a factory that fails: "no API token configured"
 
 import (
 	"context"
@@ -49,6 +50,8 @@ func testExtensions() []Extension {
 			out = append(out, Extension{"rpcui", rpcUIExtension})
 		case "retryabort": // retry_abort.txtar
 			out = append(out, Extension{"retryabort", retryAbortExtension})
+		case "broken": // ext_load_failure.txtar
+			out = append(out, Extension{"broken", func(ext.API) error { return fmt.Errorf("no API token configured") }})
 		}
 	}
 	return out

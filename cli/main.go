@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -161,6 +162,9 @@ func run(o *Options) error {
 	for _, w := range st.LoadWarnings() {
 		fmt.Fprintf(o.Stderr, "Warning: %s\n", w)
 	}
+	if err := o.checkExtensionSources(cwd); err != nil {
+		return err
+	}
 	// TypeScript/JavaScript extensions (extensions.go): the Node host starts in the background.
 	scripts := o.startScriptExtensions(agentDir, cwd)
 	defer scripts.close()
@@ -202,6 +206,10 @@ func run(o *Options) error {
 	ctx, received, stop := signalContext()
 	defer stop()
 	front.start(o)
+	// An extension that fails to load stops the run: NewRuntime returns the failures, which
+	// are printed once, as the error (not also as extension errors).
+	var starting atomic.Bool
+	starting.Store(true)
 	rt, err := session.NewRuntime(ctx, session.Options{
 		Store:          st,
 		Registry:       regOrNil(reg, o.Replay == ""),
@@ -219,13 +227,14 @@ func run(o *Options) error {
 		Cwd:            cwd,
 		// The trust decision startScriptExtensions made (trust.go).
 		ProjectUntrusted: !o.projectTrusted(agentDir, cwd, nil).trusted,
-		OnExtensionError: front.extensionErrors(func(e *ext.Error) {
+		OnExtensionError: skipStartupLoadErrors(&starting, front.extensionErrors(func(e *ext.Error) {
 			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
-		}),
+		})),
 		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 		Retry:               o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
 		Compaction:          compactionOptions(settings),
 	})
+	starting.Store(false)
 	if err != nil {
 		return err
 	}
@@ -255,6 +264,17 @@ func run(o *Options) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// skipStartupLoadErrors passes extension errors to report, except load failures while starting
+// is true: NewRuntime returns those as its error.
+func skipStartupLoadErrors(starting *atomic.Bool, report func(*ext.Error)) func(*ext.Error) {
+	return func(e *ext.Error) {
+		if e.Event == "load" && starting.Load() {
+			return
+		}
+		report(e)
+	}
 }
 
 // signalContext is cancelled by the first SIGINT, SIGTERM or SIGHUP, which aborts the run

@@ -27,17 +27,32 @@ type Runtime struct {
 }
 
 // NewRuntime builds the first Session from o and starts it (session_start{startup},
-// resources_discover).
+// resources_discover). When an extension fails to load it returns an *ExtensionLoadError
+// naming each one before the session starts, so no handler runs and nothing is sent (pi and
+// Atomic exit 1 then); the failures were also reported to o.OnExtensionError.
 func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	rt := &Runtime{base: o}
 	s, err := rt.build(o.Store, o.Model, o.ThinkingLevel)
 	if err != nil {
 		return nil, err
 	}
+	if len(s.loadErrs) > 0 {
+		return nil, &ExtensionLoadError{Errs: s.loadErrs}
+	}
 	rt.cur = s
 	s.Start(ctx, "startup", "")
 	return rt, nil
 }
+
+// ExtensionLoadError is NewRuntime's error when extensions fail to load: Errs holds one
+// error per failing extension, in load order, each naming the extension's path and the cause.
+type ExtensionLoadError struct{ Errs []error }
+
+// Error is one line per failing extension.
+func (e *ExtensionLoadError) Error() string { return errors.Join(e.Errs...).Error() }
+
+// Unwrap returns the per-extension errors.
+func (e *ExtensionLoadError) Unwrap() []error { return e.Errs }
 
 func (rt *Runtime) build(st *store.Session, m *llm.Model, thinking string) (*Session, error) {
 	o := rt.base

@@ -84,6 +84,7 @@ type Session struct {
 
 	opts       Options
 	runner     *ext.Runner
+	loadErrs   []error // the extensions that failed to load in New, in load order
 	basePrompt string
 	disposed   atomic.Bool
 	// persistFailed is set when a message could not be saved.
@@ -172,7 +173,7 @@ func New(o Options) (*Session, error) {
 	s.agent.Subscribe(s.dispatchAgentEvent)
 	s.agent.Subscribe(s.persist)
 	if len(o.Extensions) > 0 {
-		s.runner.Load(s, o.ExtensionPaths, o.Extensions)
+		s.loadErrs = s.runner.Load(s, o.ExtensionPaths, o.Extensions)
 		s.ToolsChanged()
 	}
 	return s, nil

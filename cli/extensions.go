@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -75,7 +76,10 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 	if len(se.paths) == 0 {
 		return se
 	}
-	se.sup = o.newScriptHost(se.paths, agentDir, cwd)
+	// The host starts before the settings are read for the session; its handler bound comes from
+	// the same files (their warnings are reported once, by loadSettings).
+	settings, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trust.trusted})
+	se.sup = o.newScriptHost(se.paths, agentDir, cwd, settings.ExtensionHandlerTimeout())
 	return se
 }
 
@@ -101,10 +105,11 @@ func (o *Options) checkExtensionSources(cwd string) error {
 	return errors.Join(errs...)
 }
 
-// newScriptHost starts the Node extension host for paths in the background.
-func (o *Options) newScriptHost(paths []string, agentDir, cwd string) *host.Supervisor {
+// newScriptHost starts the Node extension host for paths in the background; timeout bounds each
+// awaited handler (extensionHandlerTimeoutMs).
+func (o *Options) newScriptHost(paths []string, agentDir, cwd string, timeout time.Duration) *host.Supervisor {
 	sup := node.New(paths, host.Options{
-		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir,
+		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir, HandlerTimeout: timeout,
 		Logf: func(format string, args ...any) { fmt.Fprintf(o.Stderr, "Warning: "+format+"\n", args...) },
 	}, node.Options{Getenv: o.Getenv})
 	sup.Start()

@@ -230,9 +230,10 @@ func run(o *Options) error {
 		OnExtensionError: skipStartupLoadErrors(&starting, front.extensionErrors(func(e *ext.Error) {
 			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
 		})),
-		SystemPromptBuilder: func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
-		Retry:               o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
-		Compaction:          compactionOptions(settings),
+		SystemPromptBuilder:     func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
+		Retry:                   o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
+		Compaction:              compactionOptions(settings),
+		ExtensionHandlerTimeout: settings.ExtensionHandlerTimeout(),
 	})
 	starting.Store(false)
 	if err != nil {

@@ -65,6 +65,7 @@ type Runner struct {
 	buffered map[EventID][]func()
 
 	stale   atomic.Bool // set when the session is replaced or reloaded
+	guard   atomic.Int64 // the fail-closed bound in nanoseconds (SetGuardTimeout); 0: GuardTimeout
 	reg     registry
 	host    Host
 	busOnce sync.Once
@@ -259,13 +260,31 @@ func out0[R any](res any) R {
 }
 
 // GuardTimeout bounds how long a fail-closed event (tool_call) waits for its handlers; when it
-// passes, the operation is blocked (events.md §4 row 7). It can be changed before dispatching.
+// passes, the operation is blocked (events.md §4 row 7). It can be changed before dispatching;
+// a runner's SetGuardTimeout overrides it.
 var GuardTimeout = 30 * time.Second
+
+// SetGuardTimeout sets this runner's bound for fail-closed events (settings.json
+// extensionHandlerTimeoutMs); d <= 0 restores GuardTimeout.
+func (r *Runner) SetGuardTimeout(d time.Duration) { r.guard.Store(int64(max(d, 0))) }
+
+func (r *Runner) guardTimeout() time.Duration {
+	if d := r.guard.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return GuardTimeout
+}
+
+// guardKey keys the context value through which dispatch tells dispatchGuard whose handler of a
+// fail-closed event is running, so a timeout names that extension.
+type guardKey struct{}
 
 func (r *Runner) dispatchGuard(ctx context.Context, spec *Spec, payload any) (any, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	running := new(atomic.Pointer[Extension])
+	ctx = context.WithValue(ctx, guardKey{}, running)
 	type outcome struct {
 		res any
 		err error
@@ -275,15 +294,20 @@ func (r *Runner) dispatchGuard(ctx context.Context, spec *Spec, payload any) (an
 		res, err := r.dispatch(ctx, spec, payload)
 		done <- outcome{res, err}
 	}()
-	timer := time.NewTimer(GuardTimeout)
+	limit := r.guardTimeout()
+	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
 	case o := <-done:
 		return o.res, o.err
 	case <-timer.C:
-		err := fmt.Errorf("%w: %s handlers did not answer within %s", ErrBlocked, spec.Name, GuardTimeout)
-		r.report(&Error{ExtensionPath: "(timeout)", Event: spec.Name, Err: err, Message: err.Error()})
-		return nil, err
+		path := "(unknown extension)"
+		if e := running.Load(); e != nil {
+			path = e.Path
+		}
+		cause := fmt.Errorf("the %s handler of %s did not answer within %s", spec.Name, path, limit)
+		r.report(&Error{ExtensionPath: path, Event: spec.Name, Err: cause, Message: cause.Error()})
+		return nil, fmt.Errorf("%w: %v", ErrBlocked, cause)
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, ctx.Err())
 	}
@@ -340,7 +364,14 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 	var failed error
 	chained, _ := payload.(chainedPrompter)
 	setter, _ := c.(SystemPromptSetter)
+	var running *atomic.Pointer[Extension]
+	if spec.Errors == FailClosed {
+		running, _ = goctx.Value(guardKey{}).(*atomic.Pointer[Extension])
+	}
 	for _, h := range hs {
+		if running != nil {
+			running.Store(h.ext)
+		}
 		if chained != nil && setter != nil {
 			setter.SetSystemPrompt(chained.chainedPrompt())
 		}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Settings is the typed view of the merged settings.json files. Fields absent from every file
@@ -36,6 +37,11 @@ type Settings struct {
 	// HTTPIdleTimeoutMs closes idle provider connections after this many milliseconds (default
 	// 600000).
 	HTTPIdleTimeoutMs int `json:"httpIdleTimeoutMs"`
+	// ExtensionHandlerTimeoutMs bounds every awaited extension handler, in milliseconds (Atomic's
+	// key; default 30000): past it a fail-closed event blocks, a transform keeps its value, and
+	// the error names the extension and the event. The extension host is restarted only when it
+	// stays unresponsive that long.
+	ExtensionHandlerTimeoutMs int `json:"extensionHandlerTimeoutMs"`
 
 	// DefaultProjectTrust is "ask" (default), "always" or "never"; read from the global file only.
 	DefaultProjectTrust string `json:"defaultProjectTrust,omitempty"`
@@ -75,12 +81,13 @@ type ImageSettings struct {
 // DefaultSettings returns the defaults of config-and-resources.md §2 (pi's values).
 func DefaultSettings() Settings {
 	return Settings{
-		Compaction:        CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000, CompressionRatio: 0.5, PreserveRecent: 2},
-		Retry:             RetrySettings{Enabled: true, MaxRetries: 3, BaseDelayMs: 2000, MaxDelayMs: 60000, MaxRetryDelayMs: 60000},
-		StreamDeadlineMs:  300000,
-		HTTPIdleTimeoutMs: 600000,
-		Images:            ImageSettings{AutoResize: true},
-		Raw:               map[string]any{},
+		Compaction:                CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20000, CompressionRatio: 0.5, PreserveRecent: 2},
+		Retry:                     RetrySettings{Enabled: true, MaxRetries: 3, BaseDelayMs: 2000, MaxDelayMs: 60000, MaxRetryDelayMs: 60000},
+		StreamDeadlineMs:          300000,
+		HTTPIdleTimeoutMs:         600000,
+		Images:                    ImageSettings{AutoResize: true},
+		Raw:                       map[string]any{},
+		ExtensionHandlerTimeoutMs: 30000,
 	}
 }
 
@@ -159,6 +166,11 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 	d.strings("fallbackModels", &s.FallbackModels)
 	d.boolean("images.autoResize", &s.Images.AutoResize)
 	d.boolean("images.blockImages", &s.Images.BlockImages)
+	d.integer("extensionHandlerTimeoutMs", &s.ExtensionHandlerTimeoutMs)
+	if s.ExtensionHandlerTimeoutMs <= 0 {
+		warnings = append(warnings, fmt.Errorf("%s: extensionHandlerTimeoutMs: must be positive, got %d; using 30000", file("extensionHandlerTimeoutMs"), s.ExtensionHandlerTimeoutMs))
+		s.ExtensionHandlerTimeoutMs = DefaultSettings().ExtensionHandlerTimeoutMs
+	}
 	d.str("defaultProjectTrust", &s.DefaultProjectTrust)
 	if v := s.DefaultProjectTrust; v != "" && v != "ask" && v != "always" && v != "never" {
 		warnings = append(warnings, fmt.Errorf("%s: defaultProjectTrust: %q is not ask, always or never; using ask", file("defaultProjectTrust"), v))
@@ -350,6 +362,11 @@ func (s Settings) Keys() []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// ExtensionHandlerTimeout is ExtensionHandlerTimeoutMs as a duration.
+func (s Settings) ExtensionHandlerTimeout() time.Duration {
+	return time.Duration(s.ExtensionHandlerTimeoutMs) * time.Millisecond
 }
 
 // DefaultProjectTrust returns the global settings' defaultProjectTrust ("always", "never", else

@@ -66,6 +66,9 @@ type Options struct {
 	Retry RetryOptions
 	// Compaction configures compaction triggers and defaults (compaction.go); zero: defaults.
 	Compaction CompactionSettings
+	// ExtensionHandlerTimeout bounds how long a fail-closed event (tool_call) waits for its
+	// handlers before it blocks (settings.json extensionHandlerTimeoutMs); 0 is ext.GuardTimeout.
+	ExtensionHandlerTimeout time.Duration
 }
 
 // Session is a live agent session.
@@ -135,6 +138,7 @@ func New(o Options) (*Session, error) {
 	}
 	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt}
 	s.runner = ext.NewRunner(s.newContext)
+	s.runner.SetGuardTimeout(o.ExtensionHandlerTimeout)
 	s.retry.enabled = o.Retry.Enabled
 	s.ui = &promptUI{UI: o.UI, s: s}
 	if o.OnExtensionError != nil {

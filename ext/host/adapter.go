@@ -346,8 +346,12 @@ func (s *Supervisor) dispatch(p *process, g *generation, i, h int, spec *ext.Spe
 	}
 	id := g.enter(c)
 	defer g.leave(id)
-	raw, err := p.call(goctx, protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, signal), what, nil)
+	raw, err := p.callWithin(goctx, s.opts.HandlerTimeout, protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, signal), what, nil)
 	if err != nil {
+		var te *TimeoutError
+		if errors.As(err, &te) {
+			return nil, err
+		}
 		return nil, errors.New(errorText(err))
 	}
 	var res protocol.EventResult

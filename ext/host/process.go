@@ -260,6 +260,26 @@ const cancelGrace = time.Second
 // onUpdate, on the calling goroutine. When ctx ends the host is sent $/cancelRequest and has
 // cancelGrace to answer. A host failure fails the call with an error wrapping ErrUnavailable.
 func (p *process) call(ctx context.Context, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
+	return p.callWithin(ctx, 0, method, params, what, onUpdate)
+}
+
+// TimeoutError is the error of a call whose handler did not settle within the handler timeout
+// (Options.HandlerTimeout, settings.json extensionHandlerTimeoutMs): What names the callback
+// ("the context handler of /x/ext.ts"), After the bound.
+type TimeoutError struct {
+	What  string
+	After time.Duration
+}
+
+// Error says which callback did not settle and within how long.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("%s did not settle within %v (extensionHandlerTimeoutMs)", e.What, e.After)
+}
+
+// callWithin is call bounded by limit (0: unbounded): when the host has not answered within
+// limit, it is sent $/cancelRequest and the call fails at once with a *TimeoutError; a late
+// answer is dropped.
+func (p *process) callWithin(ctx context.Context, limit time.Duration, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
 	id := p.nextID.Add(1)
 	c := &call{id: id, what: what, started: time.Now(), resp: make(chan *protocol.Message, 1), upSignal: make(chan struct{}, 1),
 		loading: method == protocol.MethodInitialize || method == protocol.MethodLoad}
@@ -277,7 +297,12 @@ func (p *process) call(ctx context.Context, method string, params any, what stri
 		}
 		return nil, fmt.Errorf("extension host: sending %s: %w", method, err)
 	}
-	var cancelled <-chan time.Time
+	var cancelled, expired <-chan time.Time
+	if limit > 0 {
+		t := time.NewTimer(limit)
+		defer t.Stop()
+		expired = t.C
+	}
 	ctxDone := ctx.Done()
 	for {
 		select {
@@ -308,6 +333,10 @@ func (p *process) call(ctx context.Context, method string, params any, what stri
 		case <-cancelled:
 			p.forget(id)
 			return nil, fmt.Errorf("%s: %w", what, ctx.Err())
+		case <-expired:
+			p.forget(id)
+			_ = p.out.Notify(protocol.MethodCancelRequest, protocol.CancelParams{ID: json.RawMessage(fmt.Sprint(id))})
+			return nil, &TimeoutError{What: what, After: limit}
 		}
 	}
 }

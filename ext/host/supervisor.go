@@ -36,8 +36,15 @@ type Options struct {
 	// Logf receives diagnostics: a callback blocking the host, restarts. nil discards them.
 	Logf func(format string, args ...any)
 
+	// HandlerTimeout bounds every awaited event handler of the host (settings.json
+	// extensionHandlerTimeoutMs): past it the dispatch fails with a *TimeoutError naming the
+	// handler, so a fail-closed event blocks and a transform keeps its value. 0 leaves handlers
+	// unbounded (the runner's guard still bounds fail-closed events).
+	HandlerTimeout time.Duration
 	// WarnAfter is the heartbeat gap after which the callback in progress is named (250 ms);
-	// DeadAfter the gap after which the host is declared unresponsive and restarted (1 s).
+	// DeadAfter the gap after which the host is declared unresponsive and restarted (default:
+	// HandlerTimeout, or 1 s without one), so a host is restarted only when it stays
+	// unresponsive as long as a handler may run.
 	WarnAfter, DeadAfter time.Duration
 	// StartTimeout bounds starting and initializing the host (10 s); LoadTimeout bounds one
 	// extension factory, async work included (30 s).
@@ -55,7 +62,7 @@ func (o *Options) defaults() {
 		o.WarnAfter = 250 * time.Millisecond
 	}
 	if o.DeadAfter <= 0 {
-		o.DeadAfter = time.Second
+		o.DeadAfter = max(o.HandlerTimeout, time.Second)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = 10 * time.Second

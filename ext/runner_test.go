@@ -225,3 +225,30 @@ func TestHangingGuardFailsClosed(t *testing.T) {
 		t.Fatalf("an aborted tool_call must block: %v", err)
 	}
 }
+
+// A runner's own guard bound (extensionHandlerTimeoutMs) replaces GuardTimeout, and the block
+// names the extension whose handler did not answer, not "(timeout)".
+func TestGuardTimeoutNamesTheExtension(t *testing.T) {
+	r := NewRunner(nil)
+	r.SetGuardTimeout(50 * time.Millisecond)
+	var reported []*Error
+	r.OnError(func(e *Error) { reported = append(reported, e) })
+	release := make(chan struct{})
+	defer close(release)
+	load(t, r,
+		func(api API) error {
+			On(api, func(Context, *ToolCall) (*ToolCallResult, error) { return nil, nil })
+			return nil
+		},
+		func(api API) error {
+			On(api, func(Context, *ToolCall) (*ToolCallResult, error) { <-release; return nil, nil })
+			return nil
+		})
+	_, _, err := Emit[*ToolCallResult](r, context.Background(), ToolCall{ToolName: "bash", Input: map[string]any{}})
+	if !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "the tool_call handler of ext-b did not answer within 50ms") {
+		t.Fatalf("blocked with %v", err)
+	}
+	if len(reported) != 1 || reported[0].ExtensionPath != "ext-b" || reported[0].Event != "tool_call" {
+		t.Fatalf("reported %+v, want one error of ext-b in tool_call", reported)
+	}
+}

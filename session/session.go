@@ -66,8 +66,9 @@ type Options struct {
 	Retry RetryOptions
 	// Compaction configures compaction triggers and defaults (compaction.go); zero: defaults.
 	Compaction CompactionSettings
-	// ExtensionHandlerTimeout bounds how long a fail-closed event (tool_call) waits for its
-	// handlers before it blocks (settings.json extensionHandlerTimeoutMs); 0 is ext.GuardTimeout.
+	// ExtensionHandlerTimeout is settings.json extensionHandlerTimeoutMs: a fail-closed event
+	// (tool_call) blocks when its handlers have not answered within it plus a second (the
+	// extension host bounds each of its handlers by it exactly); 0 is ext.GuardTimeout.
 	ExtensionHandlerTimeout time.Duration
 }
 
@@ -138,7 +139,11 @@ func New(o Options) (*Session, error) {
 	}
 	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt}
 	s.runner = ext.NewRunner(s.newContext)
-	s.runner.SetGuardTimeout(o.ExtensionHandlerTimeout)
+	if o.ExtensionHandlerTimeout > 0 {
+		// A second's grace lets the extension host's own bound, which names the handler, answer
+		// first.
+		s.runner.SetGuardTimeout(o.ExtensionHandlerTimeout + time.Second)
+	}
 	s.retry.enabled = o.Retry.Enabled
 	s.ui = &promptUI{UI: o.UI, s: s}
 	if o.OnExtensionError != nil {

@@ -334,6 +334,12 @@ func (p *process) callWithin(ctx context.Context, limit time.Duration, method st
 			p.forget(id)
 			return nil, fmt.Errorf("%s: %w", what, ctx.Err())
 		case <-expired:
+			// A host that has not sent its heartbeat meanwhile is blocked, not waiting on a promise:
+			// it is as unresponsive as the handler bound allows, so it is restarted now.
+			if gap := time.Since(time.Unix(0, p.lastBeat.Load())); gap >= p.sup.opts.WarnAfter && !p.serving.Load() {
+				p.fail(fmt.Errorf("the %s extension host was unresponsive for %v (no heartbeat) while running %s", p.sup.name(), gap.Round(100*time.Millisecond), what))
+				return nil, p.err(what)
+			}
 			p.forget(id)
 			_ = p.out.Notify(protocol.MethodCancelRequest, protocol.CancelParams{ID: json.RawMessage(fmt.Sprint(id))})
 			return nil, &TimeoutError{What: what, After: limit}

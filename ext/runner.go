@@ -64,7 +64,7 @@ type Runner struct {
 	bound    bool
 	buffered map[EventID][]func()
 
-	stale   atomic.Bool // set when the session is replaced or reloaded
+	stale   atomic.Bool  // set when the session is replaced or reloaded
 	guard   atomic.Int64 // the fail-closed bound in nanoseconds (SetGuardTimeout); 0: GuardTimeout
 	reg     registry
 	host    Host

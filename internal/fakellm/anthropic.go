@@ -40,8 +40,13 @@ func anthropicFrames(t Turn, info Info) []Frame {
 		if sig == "" {
 			sig = "sig_fake_" + strconv.Itoa(info.Turn)
 		}
-		block(obj{"type", "thinking", "thinking", "", "signature", ""}, "thinking_delta", "thinking", t.Thinking,
-			obj{"type", "signature_delta", "signature", sig})
+		if t.UnsignedThinking {
+			// An Anthropic-compatible server that does not sign: no signature_delta at all.
+			block(obj{"type", "thinking", "thinking", "", "signature", ""}, "thinking_delta", "thinking", t.Thinking)
+		} else {
+			block(obj{"type", "thinking", "thinking", "", "signature", ""}, "thinking_delta", "thinking", t.Thinking,
+				obj{"type", "signature_delta", "signature", sig})
+		}
 	}
 	if t.Text != "" {
 		block(obj{"type", "text", "text", ""}, "text_delta", "text", t.Text)

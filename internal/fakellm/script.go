@@ -59,6 +59,9 @@ type Turn struct {
 	// ThinkingSignature is the Anthropic signature_delta of the thinking block; "" gives
 	// "sig_fake_<turn>".
 	ThinkingSignature string `json:"thinking_signature,omitempty"`
+	// UnsignedThinking sends the Anthropic thinking block without any signature_delta, as some
+	// Anthropic-compatible servers do (the block's signature stays ""). Other APIs ignore it.
+	UnsignedThinking bool `json:"unsigned_thinking,omitempty"`
 	// Text is streamed as the assistant's text.
 	Text string `json:"text,omitempty"`
 	// ToolCalls are streamed after the text, in order.

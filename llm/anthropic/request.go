@@ -248,8 +248,12 @@ func toolResultContent(m *llm.Model, blocks []llm.Content) any {
 	return contentBlocks(m, blocks)
 }
 
-// assistantContent converts an assistant message. Thinking is sent back as thinking only to the
-// model that signed it; otherwise its text becomes a text block and redacted thinking is dropped.
+// assistantContent converts an assistant message. Thinking is sent back as thinking, byte-exact,
+// only to the model that signed it; signed thinking of another model becomes a text block and
+// redacted thinking is dropped. Unsigned thinking (an empty signature, as Anthropic-compatible
+// servers that do not sign send; pi#4464) is never replayed as text, which would leak the
+// reasoning into the visible context: it is dropped, or, for a model whose compat sets
+// allowEmptySignature, sent back to that same model as thinking with an empty signature.
 func assistantContent(m *llm.Model, msg *llm.Message) []any {
 	sameModel := msg.API == m.API && msg.Provider == m.Provider && msg.Model == m.ID
 	var out []any
@@ -265,7 +269,11 @@ func assistantContent(m *llm.Model, msg *llm.Message) []any {
 				if sameModel && c.ThinkingSignature != "" {
 					out = append(out, &redactedThinkingBlock{Type: "redacted_thinking", Data: c.ThinkingSignature})
 				}
-			case sameModel && c.ThinkingSignature != "":
+			case strings.TrimSpace(c.ThinkingSignature) == "":
+				if sameModel && m.CompatBool("allowEmptySignature", false) && c.Thinking != "" {
+					out = append(out, &thinkingBlock{Type: "thinking", Thinking: c.Thinking, Signature: ""})
+				}
+			case sameModel:
 				out = append(out, &thinkingBlock{Type: "thinking", Thinking: c.Thinking, Signature: c.ThinkingSignature})
 			case strings.TrimSpace(c.Thinking) != "":
 				out = append(out, &textBlock{Type: "text", Text: c.Thinking})

@@ -144,6 +144,9 @@ func (t *Edit) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 			return err
 		}
 		fail := func(err error) error {
+			if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrFileTooLarge) {
+				return fmt.Errorf("Could not edit file: %s. %w", p.Path, err)
+			}
 			return fmt.Errorf("Could not edit file: %s. Error code: %s.", p.Path, errnoName(err))
 		}
 		if err := t.ops.Access(ctx, abs, AccessRead|AccessWrite); err != nil {

@@ -31,7 +31,13 @@ type GrepDetails struct {
 	Truncation        *Truncation `json:"truncation,omitempty"`
 	// LinesTruncated says some lines were cut to GrepMaxLineLength characters.
 	LinesTruncated bool `json:"linesTruncated,omitempty"`
+	// SkippedLargeFiles counts the files not searched because they are over GrepMaxFileBytes.
+	SkippedLargeFiles int `json:"skippedLargeFiles,omitempty"`
 }
+
+// GrepMaxFileBytes is the largest file grep searches (64 MiB); bigger files are skipped and named
+// in a notice, so one huge log or dump cannot exhaust memory.
+const GrepMaxFileBytes = 64 << 20
 
 // Grep is the grep tool (tools.md §10.1): lines matching a regular expression (Go RE2 syntax) or
 // a literal, in one file or below a directory honouring .gitignore files. It searches in-process
@@ -146,11 +152,24 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 		sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
 	}
 
-	lines, count, linesTruncated, err := s.run(ctx, files)
+	lines, count, linesTruncated, skipped, err := s.run(ctx, files)
 	if err != nil {
 		return Result{}, err
 	}
+	skipNotice := ""
+	if len(skipped) > 0 {
+		names := skipped[:min(len(skipped), 5)]
+		more := ""
+		if len(skipped) > len(names) {
+			more = fmt.Sprintf(" and %d more", len(skipped)-len(names))
+		}
+		skipNotice = fmt.Sprintf("Skipped %d file(s) over the %s grep limit: %s%s. Use bash (rg, grep) to search them",
+			len(skipped), FormatSize64(GrepMaxFileBytes), strings.Join(names, ", "), more)
+	}
 	if count == 0 {
+		if skipNotice != "" {
+			return TextResult("No matches found\n\n["+skipNotice+"]", GrepDetails{SkippedLargeFiles: len(skipped)}), nil
+		}
 		return TextResult("No matches found", nil), nil
 	}
 	var d GrepDetails
@@ -162,6 +181,13 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 	if linesTruncated {
 		d.LinesTruncated = true
 		linesNotice = fmt.Sprintf("Some lines truncated to %d chars. Use read tool to see full lines", GrepMaxLineLength)
+	}
+	if skipNotice != "" {
+		d.SkippedLargeFiles = len(skipped)
+		if linesNotice != "" {
+			linesNotice += ". "
+		}
+		linesNotice += skipNotice
 	}
 	out, tr := listingOutput(lines, limitNotice, linesNotice)
 	d.Truncation = tr
@@ -188,10 +214,12 @@ type grepHit struct {
 }
 
 // run searches files in order, batch by batch in parallel, and returns the output lines of the
-// first limit matches, the number of matches taken, and whether any line was cut.
-func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, count int, cut bool, err error) {
+// first limit matches, the number of matches taken, whether any line was cut, and the files
+// skipped for their size (of the batches searched).
+func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, count int, cut bool, skipped []string, err error) {
 	workers := runtime.GOMAXPROCS(0)
 	results := make([][]grepHit, grepBatch)
+	tooBig := make([]bool, grepBatch)
 	for start := 0; start < len(files); start += grepBatch {
 		batch := files[start:min(start+grepBatch, len(files))]
 		var wg sync.WaitGroup
@@ -201,7 +229,7 @@ func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, c
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					results[i] = s.searchFile(ctx, batch[i])
+					results[i], tooBig[i] = s.searchFile(ctx, batch[i])
 				}
 			}()
 		}
@@ -211,32 +239,43 @@ func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, c
 		close(next)
 		wg.Wait()
 		if ctx.Err() != nil {
-			return nil, 0, false, ErrAborted
+			return nil, 0, false, nil, ErrAborted
 		}
 		for i := range batch {
+			if tooBig[i] {
+				skipped = append(skipped, batch[i].display)
+			}
 			for _, h := range results[i] {
 				out = append(out, h.lines...)
 				cut = cut || h.truncated
 				count++
 				if count >= s.limit {
-					return out, count, cut, nil
+					return out, count, cut, skipped, nil
 				}
 			}
 			results[i] = nil
 		}
 	}
-	return out, count, cut, nil
+	return out, count, cut, skipped, nil
 }
 
 // searchFile returns the match blocks of one file, at most s.limit of them. Unreadable and binary
-// files have none.
-func (s *grepSearch) searchFile(ctx context.Context, f grepFile) []grepHit {
+// files, and anything but a regular file (a FIFO would block), have none; a file over
+// GrepMaxFileBytes is not read and reported as tooBig.
+func (s *grepSearch) searchFile(ctx context.Context, f grepFile) (hits []grepHit, tooBig bool) {
 	if ctx.Err() != nil {
-		return nil
+		return nil, false
+	}
+	fi, err := s.ops.Stat(ctx, f.abs)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	if fi.Size() > GrepMaxFileBytes {
+		return nil, true
 	}
 	data, err := s.ops.ReadFile(ctx, f.abs)
 	if err != nil || hasNUL(data) || !s.m.mayMatch(data) {
-		return nil
+		return nil, false
 	}
 	var starts []int // line start offsets, built when context lines are needed
 	if s.context > 0 {
@@ -254,7 +293,6 @@ func (s *grepSearch) searchFile(ctx context.Context, f grepFile) []grepHit {
 		}
 		return data[starts[n]:end]
 	}
-	var hits []grepHit
 	numLines := len(starts)
 	if len(data) > 0 && data[len(data)-1] == '\n' {
 		numLines-- // the empty piece after a final newline is not a line
@@ -292,7 +330,7 @@ func (s *grepSearch) searchFile(ctx context.Context, f grepFile) []grepHit {
 		}
 		off = next
 	}
-	return hits
+	return hits, false
 }
 
 // lineMatcher matches single lines against a grep pattern.

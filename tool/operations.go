@@ -126,13 +126,18 @@ func (LocalFS) Access(_ context.Context, path string, mode AccessMode) error {
 	return access(path, mode)
 }
 
-// ReadFile implements ReadOperations, EditOperations and GrepOperations.
-func (LocalFS) ReadFile(_ context.Context, path string) ([]byte, error) { return os.ReadFile(path) }
+// ReadFile implements ReadOperations, EditOperations and GrepOperations. It refuses, without
+// blocking, anything but a regular file (ErrNotRegular: a FIFO, a device, a socket) and a file
+// over MaxFileBytes (ErrFileTooLarge).
+func (LocalFS) ReadFile(_ context.Context, path string) ([]byte, error) {
+	return readRegular(path, MaxFileBytes)
+}
 
 // WriteFile implements WriteOperations and EditOperations; a new file gets mode 0644 (before
-// umask), an existing one keeps its mode.
+// umask), an existing one keeps its mode. An existing FIFO, device or socket is refused
+// (ErrNotRegular) without blocking and without writing.
 func (LocalFS) WriteFile(_ context.Context, path string, data []byte) error {
-	return os.WriteFile(path, data, 0o644)
+	return writeRegular(path, data)
 }
 
 // MkdirAll implements WriteOperations; new directories get mode 0755 (before umask).

@@ -43,3 +43,12 @@ func access(path string, mode AccessMode) error {
 
 // errnoNameOS has no errno table here; errnoName falls back to fs sentinel errors.
 func errnoNameOS(error) string { return "" }
+
+// openNonBlocking refuses an existing non-regular file before opening path (there are no FIFOs
+// to block on here).
+func openNonBlocking(path string, flag int, perm os.FileMode) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, notRegular("open", path, fi.Mode())
+	}
+	return os.OpenFile(path, flag, perm)
+}

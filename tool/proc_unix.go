@@ -46,3 +46,9 @@ func errnoNameOS(err error) string {
 	}
 	return ""
 }
+
+// openNonBlocking opens path with O_NONBLOCK, so that opening a FIFO without a writer (or, for
+// writing, without a reader) returns at once; regular files ignore the flag.
+func openNonBlocking(path string, flag int, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
+}

@@ -1,11 +1,13 @@
 package tool
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -111,6 +113,9 @@ func (t *Read) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 	if err := t.ops.Access(ctx, abs, AccessRead); err != nil {
 		return Result{}, err
 	}
+	if opener, ok := t.ops.(FileOpener); ok {
+		return t.stream(ctx, opener, abs, p)
+	}
 	data, err := t.ops.ReadFile(ctx, abs)
 	if err != nil {
 		return Result{}, err
@@ -122,6 +127,79 @@ func (t *Read) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 		return t.image(ctx, data, mime), nil
 	}
 	return readText(string(bytes.ToValidUTF8(data, []byte("\uFFFD"))), p)
+}
+
+// stream is Execute over a FileOpener: the file is read once, front to back, and only the
+// window's lines are kept (an image is loaded whole, up to MaxImageBytes).
+func (t *Read) stream(ctx context.Context, opener FileOpener, abs string, p readParams) (Result, error) {
+	f, err := opener.OpenFile(ctx, abs)
+	if err != nil {
+		return Result{}, err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(4100)
+	if mime := sniffImage(head); mime != "" {
+		data, err := io.ReadAll(io.LimitReader(br, MaxImageBytes+1))
+		if err != nil {
+			return Result{}, err
+		}
+		if len(data) > MaxImageBytes {
+			return Result{}, fmt.Errorf("read: the image %s is over the %s limit", abs, FormatSize64(MaxImageBytes))
+		}
+		return t.image(ctx, data, mime), nil
+	}
+	start, end := 0, -1
+	if off := intArg(p.Offset, 0); off > 0 {
+		start = off - 1
+	}
+	if p.Limit != nil {
+		end = start + max(intArg(p.Limit, 0), 0)
+	}
+	w, err := scanWindow(ctx, br, start, end)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := checkAborted(ctx); err != nil {
+		return Result{}, err
+	}
+	return w.result(p, start)
+}
+
+// result is readText over a scanned window: the same texts and details, from the kept lines.
+func (w *window) result(p readParams, start int) (Result, error) {
+	total := w.total
+	if start >= total {
+		return Result{}, fmt.Errorf("Offset %s is beyond end of file (%d lines total)", jsNumber(*p.Offset), total)
+	}
+	end := total
+	limited := p.Limit != nil
+	if limited {
+		end = min(start+max(intArg(p.Limit, 0), 0), total)
+	}
+	tr := TruncateHead(strings.Join(w.kept, "\n"), TruncateOptions{})
+	// kept stops only past a limit, so the truncation is decided; the totals are the selection's.
+	tr.TotalLines, tr.TotalBytes = w.selLines, w.selBytes
+	first := start + 1
+	switch {
+	case tr.FirstLineExceedsLimit:
+		text := fmt.Sprintf("[Line %d is %s, exceeds %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
+			first, FormatSize(w.firstLen), FormatSize(DefaultMaxBytes), first, p.Path, DefaultMaxBytes)
+		return TextResult(text, ReadDetails{Truncation: &tr}), nil
+	case tr.Truncated:
+		last := first + tr.OutputLines - 1
+		limit := ""
+		if tr.TruncatedBy == TruncatedByBytes {
+			limit = " (" + FormatSize(DefaultMaxBytes) + " limit)"
+		}
+		text := fmt.Sprintf("%s\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue.]",
+			tr.Content, first, last, total, limit, last+1)
+		return TextResult(text, ReadDetails{Truncation: &tr}), nil
+	case limited && end < total:
+		text := fmt.Sprintf("%s\n\n[%d more lines in file. Use offset=%d to continue.]", tr.Content, total-end, end+1)
+		return TextResult(text, nil), nil
+	}
+	return TextResult(tr.Content, nil), nil
 }
 
 // image builds the result of an image read.

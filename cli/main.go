@@ -202,7 +202,18 @@ func run(o *Options) error {
 		}
 	}
 
-	active, all := o.tools(cwd)
+	// Long bash outputs spill into the session's private directory; old sessions' spills are
+	// reaped, and an in-memory session's are removed at exit (nobody can come back to them).
+	tool.ReapSpills("", tool.SpillMaxAge, time.Now())
+	spillDir, err := tool.SpillDir(st.SessionID())
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "Warning: %v; long bash outputs go to %s\n", err, os.TempDir())
+		spillDir = ""
+	}
+	if o.NoSession {
+		defer tool.RemoveSpillDir(st.SessionID())
+	}
+	active, all := o.tools(cwd, spillDir)
 	ctx, received, stop := signalContext()
 	defer stop()
 	front.start(o)
@@ -488,8 +499,8 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 
 // tools returns the active built-in tools per --tools / --no-tools, and every built-in (which
 // extensions may activate with setActiveTools).
-func (o *Options) tools(cwd string) (active, all []tool.Tool) {
-	set := tool.Builtins(cwd, tool.Options{})
+func (o *Options) tools(cwd, spillDir string) (active, all []tool.Tool) {
+	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}})
 	all = tool.Select(set, tool.AllNames)
 	if o.NoTools {
 		return nil, all

@@ -5,11 +5,7 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -70,7 +66,7 @@ func (s *Session) ExecuteBash(ctx context.Context, command string, o BashOptions
 			ops = custom
 		}
 	}
-	out := &userBashOutput{onChunk: o.OnChunk}
+	out := &userBashOutput{onChunk: o.OnChunk, dir: s.spillDir()}
 	code, err := ops.Exec(ctx, command, s.opts.Cwd, tool.ExecOptions{OnData: out.write})
 	cancelled := ctx.Err() != nil
 	if err != nil && !cancelled {
@@ -115,7 +111,8 @@ type userBashOutput struct {
 	carry   []byte // an incomplete UTF-8 sequence at the end of the previous chunk
 	window  []byte // the most recent cleaned output, at most 4*tool.DefaultMaxBytes
 	total   int    // raw bytes seen
-	spill   *os.File
+	spill   *tool.SpillWriter // capped at tool.SpillMaxBytes
+	dir     string            // where the spill file goes; "" is os.TempDir()
 	path    string
 	tried   bool
 }
@@ -138,7 +135,7 @@ func (o *userBashOutput) write(p []byte) {
 		o.startSpill()
 	}
 	if o.spill != nil {
-		_, _ = o.spill.WriteString(text)
+		o.spill.Write([]byte(text))
 	}
 	o.window = append(o.window, text...)
 	if keep := 2 * tool.DefaultMaxBytes; len(o.window) > 2*keep {
@@ -157,17 +154,22 @@ func (o *userBashOutput) startSpill() {
 		return
 	}
 	o.tried = true
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return
-	}
-	path := filepath.Join(os.TempDir(), "atomic-bash-"+hex.EncodeToString(b[:])+".log")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := tool.CreateSpill(o.dir)
 	if err != nil {
 		return
 	}
-	_, _ = f.Write(o.window)
-	o.spill, o.path = f, path
+	f.Write(o.window)
+	o.spill, o.path = f, f.Path()
+}
+
+// spillDir is the session's spill directory (tool.SpillDir), or "" (os.TempDir()) when it cannot
+// be made.
+func (s *Session) spillDir() string {
+	dir, err := tool.SpillDir(s.store.SessionID())
+	if err != nil {
+		return ""
+	}
+	return dir
 }
 
 func (o *userBashOutput) result() BashResult {

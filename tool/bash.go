@@ -3,13 +3,10 @@ package tool
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -27,7 +24,8 @@ type BashOptions struct {
 	// SpawnHook may rewrite the command, working directory and environment of each run (seed
 	// 004, "Remote Execution").
 	SpawnHook func(SpawnContext) SpawnContext
-	// TempDir receives the spill files of long outputs; empty means os.TempDir().
+	// TempDir receives the spill files of long outputs (SpillDir of the session); empty means
+	// os.TempDir(). Each file is capped at SpillMaxBytes.
 	TempDir string
 }
 
@@ -199,7 +197,7 @@ type bashOutput struct {
 	lastLine int    // bytes after the last "\n"
 	dirty    bool   // output arrived since the last update
 
-	spill      *os.File
+	spill      *spillFile
 	spillPath  string
 	spillTried bool
 }
@@ -217,13 +215,13 @@ func (o *bashOutput) write(p []byte) {
 	o.window = append(o.window, p...)
 	switch {
 	case o.spill != nil:
-		_, _ = o.spill.Write(p)
+		o.spill.Write(p)
 	case !o.spillTried && (o.total > DefaultMaxBytes || o.newlines >= DefaultMaxLines):
 		// The window still holds everything: trimming starts only after this point.
 		o.spillTried = true
-		if f, path, err := createSpill(o.tempDir); err == nil {
-			o.spill, o.spillPath = f, path
-			_, _ = f.Write(o.window)
+		if f, err := createSpill(o.tempDir); err == nil {
+			o.spill, o.spillPath = f, f.path
+			f.Write(o.window)
 		}
 	}
 	if keep := 2 * DefaultMaxBytes; len(o.window) > 2*keep {
@@ -290,21 +288,4 @@ func (o *bashOutput) close() {
 		_ = o.spill.Close()
 		o.spill = nil
 	}
-}
-
-// createSpill creates <dir>/atomic-bash-<16 hex>.log, readable by the owner only.
-func createSpill(dir string) (*os.File, string, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, "", err
-	}
-	path := filepath.Join(dir, "atomic-bash-"+hex.EncodeToString(b[:])+".log")
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, path, nil
 }

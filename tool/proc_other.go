@@ -3,6 +3,7 @@
 package tool
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -51,4 +52,16 @@ func openNonBlocking(path string, flag int, perm os.FileMode) (*os.File, error) 
 		return nil, notRegular("open", path, fi.Mode())
 	}
 	return os.OpenFile(path, flag, perm)
+}
+
+// checkPrivateDir refuses a spill directory that is a symbolic link or not a directory.
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("bash spill directory %s: not a real directory; refusing it", dir)
+	}
+	return nil
 }

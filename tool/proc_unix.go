@@ -4,6 +4,7 @@ package tool
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
@@ -51,4 +52,23 @@ func errnoNameOS(err error) string {
 // writing, without a reader) returns at once; regular files ignore the flag.
 func openNonBlocking(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag|syscall.O_NONBLOCK, perm)
+}
+
+// checkPrivateDir refuses a spill directory that is a symbolic link, not a directory, or not
+// owned by the current user, and makes it 0700.
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 || !fi.IsDir() {
+		return fmt.Errorf("bash spill directory %s: not a real directory (a symbolic link?); refusing it", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("bash spill directory %s: owned by uid %d, not by us; refusing it", dir, st.Uid)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		return os.Chmod(dir, 0o700)
+	}
+	return nil
 }

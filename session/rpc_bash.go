@@ -108,9 +108,9 @@ func (s *Session) recordBash(command string, r BashResult, exclude bool) {
 type userBashOutput struct {
 	mu      sync.Mutex
 	onChunk func(string)
-	carry   []byte // an incomplete UTF-8 sequence at the end of the previous chunk
-	window  []byte // the most recent cleaned output, at most 4*tool.DefaultMaxBytes
-	total   int    // raw bytes seen
+	carry   []byte            // an incomplete UTF-8 sequence at the end of the previous chunk
+	window  []byte            // the most recent cleaned output, at most 4*tool.DefaultMaxBytes
+	total   int               // raw bytes seen
 	spill   *tool.SpillWriter // capped at tool.SpillMaxBytes
 	dir     string            // where the spill file goes; "" is os.TempDir()
 	path    string

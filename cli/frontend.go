@@ -22,7 +22,7 @@ type frontEnd interface {
 	prompts(o *Options) ([]printmode.Prompt, error)
 	// start prepares the front-end just before the session runtime is built.
 	start(o *Options)
-	// mode is ctx.mode of extensions: "print", "json" or "rpc".
+	// mode is ctx.mode of extensions: "print", "json", "rpc" or "interactive".
 	mode() string
 	// ui is ctx.ui; nil when the front-end has no user interface.
 	ui() ext.UI
@@ -44,7 +44,7 @@ func chooseFrontEnd(o *Options) (frontEnd, error) {
 		return &rpcFront{}, nil
 	case "", "text":
 		if o.Mode == "" && !o.Print && o.StdinIsTTY && o.StdoutIsTTY {
-			return interactiveFront{}, nil
+			return &interactiveFront{}, nil // interactive.go
 		}
 		return printFront{}, nil
 	}
@@ -76,19 +76,6 @@ type jsonFront struct{ printFront }
 func (jsonFront) mode() string { return "json" }
 func (jsonFront) run(ctx context.Context, rt *session.Runtime, prompts []printmode.Prompt, o *Options) int {
 	return jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
-}
-
-// interactiveFront is the terminal UI, chosen for a terminal without -p or --mode. Until the
-// terminal UI exists it runs the prompts given on the command line as print mode does, and
-// with none it answers that the UI is not available yet.
-type interactiveFront struct{ printFront }
-
-func (interactiveFront) prompts(o *Options) ([]printmode.Prompt, error) {
-	p, err := o.prompts()
-	if err == nil && len(p) == 0 {
-		err = errors.New("the interactive terminal UI is not available yet: pass a prompt with -p \"…\" (see atomic --help)")
-	}
-	return p, err
 }
 
 // rpcFront is RPC mode (--mode rpc, rpc-and-json.md §1–§6): commands come as JSON lines on

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/atomic-cli/atomic/ext"
+	printmode "github.com/atomic-cli/atomic/mode/print"
+	"github.com/atomic-cli/atomic/mode/tui"
+	"github.com/atomic-cli/atomic/resource"
+	"github.com/atomic-cli/atomic/session"
+)
+
+// interactiveFront is the terminal UI (mode/tui), chosen for a terminal without -p or --mode:
+// `atomic`, `atomic "first prompt"`, -c, -r, -e. The prompts of the command line are sent one
+// after another once the screen is up.
+type interactiveFront struct{ screen *tui.UI }
+
+// prompts returns the command line's prompts; none is fine (the user types them).
+func (*interactiveFront) prompts(o *Options) ([]printmode.Prompt, error) { return o.prompts() }
+
+// start prepares the screen, so extension UI calls made while the runtime starts (notify,
+// setStatus, dialogs) are kept for the first frame.
+func (f *interactiveFront) start(o *Options) {
+	f.screen = tui.New(tui.Options{Version: version, AgentDir: o.agentDir()})
+}
+
+func (*interactiveFront) mode() string { return "interactive" }
+
+// ui is the screen's ctx.ui.
+func (f *interactiveFront) ui() ext.UI { return f.screen.ExtensionUI() }
+
+// extensionErrors shows extension errors in the transcript (stderr would tear the screen).
+func (f *interactiveFront) extensionErrors(func(*ext.Error)) func(*ext.Error) {
+	x := f.screen.ExtensionUI()
+	return func(e *ext.Error) {
+		x.Notify(fmt.Sprintf("Extension %q error: %s: %s", e.ExtensionPath, e.Event, e.Message), "error")
+	}
+}
+
+// run serves the session in the terminal until the user quits.
+func (f *interactiveFront) run(ctx context.Context, rt *session.Runtime, prompts []printmode.Prompt, o *Options) int {
+	var texts []string
+	for _, p := range prompts {
+		texts = append(texts, p.Text)
+	}
+	var files, exts []string
+	if !o.NoContextFiles {
+		for _, c := range resource.LoadContextFiles(o.agentDir(), rt.Session().Store().Cwd()) {
+			files = append(files, c.Path)
+		}
+	}
+	for _, e := range rt.Session().Runner().Extensions() {
+		exts = append(exts, e.Path)
+	}
+	f.screen.SetStartup(texts, files, exts)
+	return f.screen.Run(ctx, rt)
+}

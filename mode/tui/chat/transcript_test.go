@@ -1,0 +1,147 @@
+package chat
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/mode/tui/keys"
+	"github.com/atomic-cli/atomic/mode/tui/theme"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func newTestTranscript() *Transcript {
+	th := theme.Dark()
+	return New(Env{Theme: th, MD: NewMarkdown(th), Keys: keys.Default(), Home: "/home/u"})
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, lines []string) {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(strings.TrimRight(ansi.Strip(l), " "))
+		b.WriteByte('\n')
+	}
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", name, b.String(), want)
+	}
+}
+
+func sampleTranscript() *Transcript {
+	tr := newTestTranscript()
+	tr.Append(&UserBlock{Text: "list the files and show main.go"})
+	tr.Append(&AssistantBlock{Content: []llm.Content{
+		{Type: llm.ContentThinking, Thinking: "I should run ls."},
+		{Type: llm.ContentText, Text: "I'll **list** the files."},
+	}, HasToolCalls: true})
+	tr.Append(&ToolBlock{ID: "1", Name: "bash", Args: map[string]any{"command": "ls"}, Started: true, Done: true,
+		Result: []llm.Content{llm.Text("a\nb\nc\nd\ne\nf\ng")}})
+	tr.Append(&ToolBlock{ID: "2", Name: "read", Args: map[string]any{"path": "/home/u/p/main.go", "offset": float64(1), "limit": float64(3)}, Started: true, Done: true,
+		Result: []llm.Content{llm.Text("package main\n\nfunc main() {}")}})
+	tr.Append(&ToolBlock{ID: "3", Name: "edit", Args: map[string]any{"path": "x.go"}, Started: true, Done: true,
+		Details: map[string]any{"diff": "-1 old\n+1 new", "firstChangedLine": float64(1)}})
+	tr.Append(&ToolBlock{ID: "4", Name: "grep", Args: map[string]any{"pattern": "TODO", "path": "."}, Done: true, IsError: true,
+		Result: []llm.Content{llm.Text("no matches")}})
+	tr.Append(&AssistantBlock{Content: []llm.Content{{Type: llm.ContentText, Text: "## Done\n\nAll good:\n\n- one\n- two"}}})
+	tr.Append(&NoticeBlock{Level: "warning", Text: "careful"})
+	tr.Append(&LabelBlock{Label: "compaction", Collapsed: "Compacted from 12k tokens", Heading: "Summary", Body: "kept lines"})
+	return tr
+}
+
+// TestTranscriptGolden pins the main transcript blocks at 60 columns: user message, collapsed
+// thinking, bash (last 5 lines), read with a range, edit as a diff, an error row, markdown, a
+// warning and a collapsed compaction row.
+func TestTranscriptGolden(t *testing.T) {
+	tr := sampleTranscript()
+	golden(t, "transcript_60x70.golden", tr.View(60, 70))
+	tr.Env.Expanded = true
+	tr.Env.ShowThinking = true
+	tr.Invalidate()
+	golden(t, "transcript_expanded_60x80.golden", tr.View(60, 80))
+}
+
+// TestViewRendersOnlyVisible checks that a long transcript renders only the blocks reaching into
+// the viewport, and that scrolling reaches the start and clamps there.
+func TestViewRendersOnlyVisible(t *testing.T) {
+	tr := newTestTranscript()
+	var counters []*countingBlock
+	for i := 0; i < 10000; i++ {
+		b := &countingBlock{text: "message"}
+		counters = append(counters, b)
+		tr.Append(b)
+	}
+	lines := tr.View(40, 10)
+	if len(lines) != 10 {
+		t.Fatalf("View returned %d lines", len(lines))
+	}
+	rendered := 0
+	for _, b := range counters {
+		rendered += b.renders
+	}
+	if rendered > 10 {
+		t.Errorf("%d blocks rendered for a 10-line view of 10,000; want at most 10", rendered)
+	}
+	tr.View(40, 10)
+	again := 0
+	for _, b := range counters {
+		again += b.renders
+	}
+	if again != rendered {
+		t.Errorf("unchanged blocks rendered again: %d -> %d", rendered, again)
+	}
+	tr.ScrollToTop()
+	top := tr.View(40, 10)
+	if top[0] != "message" || tr.Following() {
+		t.Errorf("top of transcript: %q, following=%v", top[0], tr.Following())
+	}
+}
+
+type countingBlock struct {
+	text    string
+	renders int
+}
+
+func (c *countingBlock) Render(env *Env, width int) []string {
+	c.renders++
+	return []string{c.text}
+}
+
+// TestStreamingMarkdownCachesPrefix checks that a streaming answer re-renders only its tail: the
+// stable prefix is rendered once.
+func TestStreamingMarkdownCachesPrefix(t *testing.T) {
+	tr := newTestTranscript()
+	b := &AssistantBlock{Streaming: true}
+	tr.Append(b)
+	b.AppendDelta(0, llm.ContentText, "First paragraph.\n\nSecond")
+	tr.Touch(b)
+	tr.View(40, 10)
+	first := b.cache[0].prefix
+	b.AppendDelta(0, llm.ContentText, " grows")
+	tr.Touch(b)
+	got := tr.View(40, 10)
+	if &first[0] != &b.cache[0].prefix[0] {
+		t.Error("the stable prefix was rendered again")
+	}
+	joined := ansi.Strip(strings.Join(got, "\n"))
+	if !strings.Contains(joined, "First paragraph.") || !strings.Contains(joined, "Second grows") {
+		t.Errorf("streamed text not shown:\n%s", joined)
+	}
+}

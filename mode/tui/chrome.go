@@ -1,0 +1,214 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/atomic-cli/atomic/mode/tui/component"
+	"github.com/atomic-cli/atomic/mode/tui/keys"
+	"github.com/atomic-cli/atomic/mode/tui/theme"
+)
+
+// header is the built-in header (tui.md §1.2): name and version, the main key hints, and the
+// loaded context files and extensions.
+func (m *model) header() []string {
+	th := m.th
+	v := m.opts.Version
+	if v == "" {
+		v = "dev"
+	}
+	out := []string{theme.Bold(th.Fg("accent", "atomic")) + th.Fg("dim", " v"+v)}
+	hint := func(id, desc string) string {
+		k := m.km.Hint(id)
+		if k == "" {
+			return ""
+		}
+		return th.Fg("dim", k) + " " + th.Fg("muted", desc)
+	}
+	var hints []string
+	for _, h := range []string{
+		hint(keys.Interrupt, "to interrupt"),
+		hint(keys.Clear, "to clear"),
+		th.Fg("dim", m.km.Hint(keys.Clear)+" twice") + " " + th.Fg("muted", "to exit"),
+		hint(keys.Exit, "to exit (empty)"),
+		hint(keys.ThinkingCycle, "to cycle thinking"),
+		hint(keys.ModelCycleForward, "to cycle models"),
+		hint(keys.ToolsExpand, "to expand tools"),
+		hint(keys.ThinkingToggle, "to expand thinking"),
+		hint(keys.EditorExternal, "for external editor"),
+		th.Fg("dim", "/") + " " + th.Fg("muted", "for commands"),
+		th.Fg("dim", "!") + " " + th.Fg("muted", "to run bash"),
+		th.Fg("dim", "!!") + " " + th.Fg("muted", "to run bash (no context)"),
+		hint(keys.MessageFollowUp, "to queue follow-up"),
+		hint(keys.MessageDequeue, "to edit all queued messages"),
+	} {
+		if h != "" {
+			hints = append(hints, h)
+		}
+	}
+	out = append(out, hints...)
+	section := func(title string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		out = append(out, "", th.Fg("mdHeading", "["+title+"]"))
+		for _, it := range items {
+			out = append(out, th.Fg("dim", "  "+m.shortHome(it)))
+		}
+	}
+	section("Context", m.opts.ContextFiles)
+	section("Extensions", m.opts.Extensions)
+	return out
+}
+
+func (m *model) shortHome(p string) string {
+	if h := m.chat.Env.Home; h != "" && strings.HasPrefix(p, h) {
+		return "~" + p[len(h):]
+	}
+	return p
+}
+
+// footerStats is what the footer shows of the session; recomputed only on session events.
+type footerStats struct {
+	in, out, cacheRead, cacheWrite int64
+	cost                           float64
+	ctxPercent                     float64 // <0: unknown
+	window                         int
+}
+
+func (m *model) stats() footerStats {
+	s := m.rt.Session()
+	st, err := s.Stats()
+	fs := footerStats{ctxPercent: -1}
+	if md := s.Model(); md != nil {
+		fs.window = int(md.ContextWindow)
+	}
+	if err != nil {
+		return fs
+	}
+	fs.in, fs.out, fs.cacheRead, fs.cacheWrite, fs.cost = st.Tokens.Input, st.Tokens.Output, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Cost
+	if u := st.ContextUsage; u != nil && u.ContextWindow > 0 {
+		fs.ctxPercent, fs.window = u.Percent, u.ContextWindow
+	}
+	return fs
+}
+
+// footer is pi's footer (tui.md §1.3): cwd (branch) • session name; stats left and the model
+// right; then the extension statuses.
+func (m *model) footer(w int) []string {
+	th := m.th
+	s := m.rt.Session()
+	if m.footerCache == nil || m.footerSess != s {
+		fs := m.stats()
+		m.footerCache, m.footerSess = &fs, s
+	}
+	fs := *m.footerCache
+	loc := m.shortHome(s.Store().Cwd())
+	if m.gitBranch != "" {
+		loc += " (" + m.gitBranch + ")"
+	}
+	if n := s.SessionName(); n != "" {
+		loc += " • " + n
+	}
+	line1 := th.Fg("dim", component.Truncate(loc, w, "..."))
+
+	var left []string
+	if fs.in > 0 {
+		left = append(left, "↑"+formatTokens(fs.in))
+	}
+	if fs.out > 0 {
+		left = append(left, "↓"+formatTokens(fs.out))
+	}
+	if fs.cacheRead > 0 {
+		left = append(left, "R"+formatTokens(fs.cacheRead))
+	}
+	if fs.cacheWrite > 0 {
+		left = append(left, "W"+formatTokens(fs.cacheWrite))
+	}
+	if fs.cost > 0 {
+		left = append(left, fmt.Sprintf("$%.3f", fs.cost))
+	}
+	auto := ""
+	if s.AutoCompaction() {
+		auto = " (auto)"
+	}
+	ctx := "?/" + formatTokens(int64(fs.window)) + auto
+	ctxTok := "dim"
+	if fs.ctxPercent >= 0 {
+		ctx = fmt.Sprintf("%.1f%%/%s%s", fs.ctxPercent, formatTokens(int64(fs.window)), auto)
+		switch {
+		case fs.ctxPercent > 90:
+			ctxTok = "error"
+		case fs.ctxPercent > 70:
+			ctxTok = "warning"
+		}
+	}
+	leftS := th.Fg("dim", strings.Join(left, " "))
+	if len(left) > 0 {
+		leftS += " "
+	}
+	leftS += th.Fg(ctxTok, ctx)
+	right := ""
+	if md := s.Model(); md != nil {
+		right = md.ID
+		if md.Reasoning {
+			if lvl := s.ThinkingLevel(); lvl != "" && lvl != "off" {
+				right += " • " + lvl
+			} else {
+				right += " • thinking off"
+			}
+		}
+	}
+	lw := component.Width(leftS)
+	room := w - lw - 2
+	var line2 string
+	if room < 1 {
+		line2 = component.Truncate(leftS, w, "")
+	} else {
+		right = component.Truncate(right, room, "...")
+		line2 = leftS + strings.Repeat(" ", w-lw-component.Width(right)) + th.Fg("dim", right)
+	}
+	out := []string{line1, line2}
+	if len(m.statuses) > 0 {
+		ks := make([]string, 0, len(m.statuses))
+		for k := range m.statuses {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		var parts []string
+		for _, k := range ks {
+			parts = append(parts, m.statuses[k])
+		}
+		out = append(out, component.Truncate(strings.Join(parts, " "), w, th.Fg("dim", "...")))
+	}
+	return out
+}
+
+// sanitizeStatus flattens a status text to one line (tui.md §1.3): CR, LF and TAB become
+// spaces, runs of spaces collapse, the ends are trimmed; ANSI styling is kept.
+func sanitizeStatus(s string) string {
+	s = strings.NewReplacer("\r", " ", "\n", " ", "\t", " ").Replace(s)
+	for strings.Contains(s, "  ") {
+		s = strings.ReplaceAll(s, "  ", " ")
+	}
+	return strings.TrimSpace(s)
+}
+
+// formatTokens is pi's formatTokens (tui.md §1.3): <1000 as is; <10k one decimal k; <1M rounded
+// k; <10M one decimal M; else rounded M.
+func formatTokens(n int64) string {
+	f := float64(n)
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 10_000:
+		return strconv.FormatFloat(f/1000, 'f', 1, 64) + "k"
+	case n < 1_000_000:
+		return strconv.FormatFloat(f/1000, 'f', 0, 64) + "k"
+	case n < 10_000_000:
+		return strconv.FormatFloat(f/1e6, 'f', 1, 64) + "M"
+	}
+	return strconv.FormatFloat(f/1e6, 'f', 0, 64) + "M"
+}

@@ -1,0 +1,184 @@
+package tui
+
+import (
+	"maps"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// frameInterval is the shortest gap between two batches of session events handed to the UI:
+// bursts of deltas coalesce into one update and one frame (tui.md §9.3, ≥16 ms between frames).
+// Key presses do not wait for it.
+const frameInterval = 16 * time.Millisecond
+
+// eventsMsg is a batch of session events in emission order.
+type eventsMsg []any
+
+// Converted events. Each carries copies of what the UI needs, because some event data (the
+// partial message of message_update) is valid only during the emit callback.
+type (
+	// messageStart / messageEnd carry the message (stable after the callback).
+	evMessageStart struct{ m *llm.Message }
+	evMessageEnd   struct{ m *llm.Message }
+	// evDelta is a text or thinking delta of the streaming assistant message.
+	evDelta struct {
+		idx   int
+		typ   string // llm.ContentText or llm.ContentThinking
+		delta string
+	}
+	// evToolCall is a snapshot of a streaming tool call block.
+	evToolCall struct {
+		idx      int
+		call     llm.Content
+		complete bool
+	}
+	evToolStart struct {
+		id, name string
+		args     map[string]any
+	}
+	evToolUpdate struct {
+		id      string
+		content []llm.Content
+		details any
+	}
+	evToolEnd struct {
+		id      string
+		content []llm.Content
+		details any
+		isError bool
+	}
+	evAgentStart struct{}
+	evAgentEnd   struct{}
+	// evSession is any session-level event (model_changed, auto_retry_start, compaction_*, …).
+	evSession struct {
+		typ  string
+		data any
+	}
+)
+
+// queue is the unbounded, lossless hand-off between the session's emitting goroutines and the
+// Bubble Tea loop: push never blocks (a busy UI never stalls the agent, and a stalled agent never
+// blocks the UI); the pump goroutine delivers everything queued as one eventsMsg.
+type queue struct {
+	mu     sync.Mutex // guards items, closed
+	items  []any
+	closed bool
+	wake   chan struct{} // cap 1: signalled when items grows
+}
+
+func newQueue() *queue { return &queue{wake: make(chan struct{}, 1)} }
+
+func (q *queue) push(v any) {
+	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return
+	}
+	q.items = append(q.items, v)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (q *queue) take() []any {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	it := q.items
+	q.items = nil
+	return it
+}
+
+func (q *queue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pump delivers queued events to send until done is closed, at most one batch per frameInterval.
+func (q *queue) pump(send func(tea.Msg), done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case <-q.wake:
+		}
+		items := q.take()
+		if len(items) > 0 {
+			send(eventsMsg(items))
+		}
+		t := time.NewTimer(frameInterval)
+		select {
+		case <-done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// convert turns an agent event into the UI's copy of it; nil for events the UI ignores. It runs
+// on the emitting goroutine and must not block.
+func convert(e agent.Event) any {
+	switch e.Type {
+	case agent.EventMessageStart:
+		return evMessageStart{e.Message}
+	case agent.EventMessageEnd:
+		return evMessageEnd{e.Message}
+	case agent.EventMessageUpdate:
+		se := e.StreamEvent
+		if se == nil {
+			return nil
+		}
+		switch se.Type {
+		case llm.EventTextDelta:
+			return evDelta{idx: se.ContentIndex, typ: llm.ContentText, delta: se.Delta}
+		case llm.EventThinkingDelta:
+			return evDelta{idx: se.ContentIndex, typ: llm.ContentThinking, delta: se.Delta}
+		case llm.EventToolCallStart, llm.EventToolCallDelta, llm.EventToolCallEnd:
+			var c llm.Content
+			if se.Type == llm.EventToolCallEnd && se.ToolCall != nil {
+				c = *se.ToolCall
+			} else if e.Message != nil && se.ContentIndex < len(e.Message.Content) {
+				c = e.Message.Content[se.ContentIndex]
+			}
+			c.Arguments = maps.Clone(c.Arguments)
+			return evToolCall{idx: se.ContentIndex, call: c, complete: se.Type == llm.EventToolCallEnd}
+		}
+		return nil
+	case agent.EventToolExecutionStart:
+		return evToolStart{id: e.ToolCallID, name: e.ToolName, args: maps.Clone(e.Args)}
+	case agent.EventToolExecutionUpdate:
+		u := evToolUpdate{id: e.ToolCallID}
+		if e.Result != nil {
+			u.content = append([]llm.Content(nil), e.Result.Content...)
+			u.details = e.Result.Details
+		}
+		return u
+	case agent.EventToolExecutionEnd:
+		u := evToolEnd{id: e.ToolCallID, isError: e.IsError}
+		if e.Result != nil {
+			u.content = append([]llm.Content(nil), e.Result.Content...)
+			u.details = e.Result.Details
+			u.isError = u.isError || e.Result.IsError
+		}
+		return u
+	case agent.EventAgentStart:
+		return evAgentStart{}
+	case agent.EventAgentEnd:
+		return evAgentEnd{}
+	case agent.EventTurnStart, agent.EventTurnEnd:
+		return nil
+	}
+	return evSession{typ: e.Type, data: e.Data}
+}

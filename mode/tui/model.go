@@ -1,0 +1,507 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-cli/atomic/mode/tui/chat"
+	"github.com/atomic-cli/atomic/mode/tui/command"
+	"github.com/atomic-cli/atomic/mode/tui/component"
+	"github.com/atomic-cli/atomic/mode/tui/editor"
+	"github.com/atomic-cli/atomic/mode/tui/keys"
+	"github.com/atomic-cli/atomic/mode/tui/theme"
+	"github.com/atomic-cli/atomic/session"
+)
+
+// spinnerFrames and spinnerInterval are the working indicator (tui.md §1.4).
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+const spinnerInterval = 80 * time.Millisecond
+
+// doublePress is the window for a second Ctrl+C (quit) or Escape (tui.md §3.9).
+const doublePress = 500 * time.Millisecond
+
+// pendingItem is a queued steer or follow-up shown above the editor (tui.md §3.8).
+type pendingItem struct {
+	followUp bool
+	text     string
+}
+
+// widget is an extension widget's lines (tui.md §7.3).
+type widget struct {
+	key   string
+	lines []string
+	below bool
+}
+
+// model is the root Bubble Tea model. It owns the layout and the focus; the transcript, the
+// editor and the dialogs own their state. Every field is owned by the Bubble Tea goroutine.
+type model struct {
+	ctx  context.Context
+	rt   *session.Runtime
+	sess *session.Session // the session the transcript shows; a different rt.Session() means it was replaced
+	opts Options
+	th   *theme.Theme
+	km   *keys.Map
+	cmds *command.Registry
+	ext  *extUI
+
+	chat    *chat.Transcript
+	ed      *editor.Editor
+	dialogs []component.Dialog
+
+	width, height int
+
+	// run state
+	prompting     bool // a prompt goroutine of ours is running
+	agentRunning  bool // between agent_start and agent_end
+	compacting    bool
+	retry         string // retry status line, "" when none
+	workingMsg    string // extension working message; "" = default
+	workingHidden bool
+	spinFrames    []string
+	spinEvery     time.Duration
+	spinFrame     int
+	spinGen       int
+	spinning      bool
+	prompts       []string // startup prompts still to send
+	pending       []pendingItem
+	bash          *chat.BashBlock
+	bashCancel    context.CancelFunc
+	lastCtrlC     time.Time
+	lastEsc       time.Time
+	quitting      bool
+	title         string
+	statuses      map[string]string
+	widgets       []widget
+	complete      *completion
+	fileList      []string // @ completion candidates, listed once per cwd
+	fileListDir   string
+
+	// streaming state
+	cur   *chat.AssistantBlock
+	tools map[string]*chat.ToolBlock
+
+	// footer facts refreshed on session events
+	gitBranch   string
+	footerCache *footerStats     // nil: recompute
+	footerSess  *session.Session // the session footerCache was computed for
+
+	wg sync.WaitGroup // goroutines started by our commands that outlive Update
+}
+
+func newModel(ctx context.Context, rt *session.Runtime, th *theme.Theme, km *keys.Map, cmds *command.Registry, o Options, x *extUI) *model {
+	home, _ := os.UserHomeDir()
+	m := &model{
+		ctx: ctx, rt: rt, opts: o, th: th, km: km, cmds: cmds, ext: x,
+		width: 80, height: 24, statuses: map[string]string{}, tools: map[string]*chat.ToolBlock{},
+		spinFrames: spinnerFrames, spinEvery: spinnerInterval,
+	}
+	if o.Width > 0 {
+		m.width, m.height = o.Width, o.Height
+	}
+	m.chat = chat.New(chat.Env{Theme: th, MD: chat.NewMarkdown(th), Keys: km, Home: home})
+	m.ed = editor.New(km)
+	m.prompts = append([]string(nil), o.Prompts...)
+	m.rebuild()
+	for _, w := range o.Warnings {
+		m.notice("warning", w)
+	}
+	return m
+}
+
+// wait returns when the goroutines our commands started have ended.
+func (m *model) wait() { m.wg.Wait() }
+
+// Init starts the first prompt given on the command line, if any.
+func (m *model) Init() tea.Cmd {
+	return tea.Batch(m.nextStartupPrompt(), m.ext.flushCmd())
+}
+
+func (m *model) nextStartupPrompt() tea.Cmd {
+	if len(m.prompts) == 0 {
+		return nil
+	}
+	p := m.prompts[0]
+	m.prompts = m.prompts[1:]
+	return m.submit(p)
+}
+
+// working reports whether the working line is shown.
+func (m *model) working() bool {
+	return m.prompting || m.agentRunning || m.compacting || m.retry != ""
+}
+
+// Update handles one message.
+func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if s := m.rt.Session(); s != m.sess {
+		m.rebuild() // the session was replaced (/new, /resume, /fork, reload)
+	}
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		m.ext.setMirror(m.ed.Value())
+	}
+	return m, tea.Batch(cmd, m.ensureSpinner())
+}
+
+func (m *model) update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return nil
+	case eventsMsg:
+		var cmds []tea.Cmd
+		for _, e := range msg {
+			cmds = append(cmds, m.onEvent(e))
+		}
+		return tea.Batch(cmds...)
+	case spinMsg:
+		if msg.gen != m.spinGen || !m.spinning {
+			return nil
+		}
+		m.spinFrame++
+		return m.spinTick()
+	case promptDoneMsg:
+		m.prompting = false
+		if msg.err != nil && m.ctx.Err() == nil {
+			m.notice("error", msg.err.Error())
+		}
+		if m.quitting {
+			return nil
+		}
+		return m.nextStartupPrompt()
+	case steerDoneMsg:
+		if msg.err != nil {
+			m.notice("error", msg.err.Error())
+			m.dropPending(msg.text)
+		}
+		return nil
+	case bashChunkMsg:
+		if msg.b != nil {
+			msg.b.Output += msg.text
+			m.chat.Touch(msg.b)
+		}
+		return nil
+	case bashDoneMsg:
+		m.onBashDone(msg)
+		return nil
+	case editorDoneMsg:
+		if msg.err == nil && msg.ok {
+			m.ed.SetText(msg.text)
+		} else if msg.err != nil {
+			m.notice("error", "External editor: "+msg.err.Error())
+		}
+		return nil
+	case shortcutDoneMsg:
+		if msg.err != nil {
+			m.notice("error", "Shortcut handler error: "+msg.err.Error())
+		}
+		return nil
+	case command.Do:
+		return msg(m)
+	case extMsg:
+		return msg(m)
+	case tea.PasteMsg:
+		if d := m.topDialog(); d != nil {
+			if p, ok := d.(component.Paster); ok {
+				cmd := p.HandlePaste(msg.Content)
+				m.popDone()
+				return cmd
+			}
+			return nil
+		}
+		m.ed.Paste(msg.Content)
+		m.refreshCompletion(false)
+		return nil
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.chat.Scroll(3)
+		case tea.MouseWheelDown:
+			m.chat.Scroll(-3)
+		}
+		return nil
+	}
+	if d := m.topDialog(); d != nil {
+		if u, ok := d.(component.Updater); ok {
+			cmd := u.Update(msg)
+			m.popDone()
+			return cmd
+		}
+	}
+	return nil
+}
+
+type spinMsg struct{ gen int }
+
+// ensureSpinner starts or stops the spinner timer with the working state: no timer runs while
+// nothing animates, so an idle screen writes nothing (tui.md §9.3).
+func (m *model) ensureSpinner() tea.Cmd {
+	want := m.working() && !m.workingHidden && len(m.spinFrames) > 1 && m.spinEvery > 0
+	if want == m.spinning {
+		return nil
+	}
+	m.spinning = want
+	m.spinGen++
+	if !want {
+		return nil
+	}
+	return m.spinTick()
+}
+
+func (m *model) spinTick() tea.Cmd {
+	gen := m.spinGen
+	return tea.Tick(m.spinEvery, func(time.Time) tea.Msg { return spinMsg{gen} })
+}
+
+func (m *model) topDialog() component.Dialog {
+	if len(m.dialogs) == 0 {
+		return nil
+	}
+	return m.dialogs[len(m.dialogs)-1]
+}
+
+// popDone removes finished dialogs from the top of the stack.
+func (m *model) popDone() {
+	for len(m.dialogs) > 0 && m.dialogs[len(m.dialogs)-1].Done() {
+		m.dialogs = m.dialogs[:len(m.dialogs)-1]
+	}
+	// A dialog under the top may have finished (cancelled from outside).
+	out := m.dialogs[:0]
+	for _, d := range m.dialogs {
+		if !d.Done() {
+			out = append(out, d)
+		}
+	}
+	m.dialogs = out
+}
+
+// notice adds a notice row; consecutive info notices collapse into one (tui.md §1.5).
+func (m *model) notice(level, text string) {
+	if level == "info" {
+		if last, ok := m.chat.Last().(*chat.NoticeBlock); ok && last.Level == "info" {
+			last.Text = text
+			m.chat.Touch(last)
+			return
+		}
+	}
+	m.chat.Append(&chat.NoticeBlock{Level: level, Text: text})
+}
+
+// rebuild shows the live session from scratch: header, then the entries of its current branch.
+func (m *model) rebuild() {
+	s := m.rt.Session()
+	m.sess = s
+	m.chat.Clear()
+	m.cur = nil
+	m.tools = map[string]*chat.ToolBlock{}
+	m.chat.Append(&chat.LinesBlock{Lines: m.header()})
+	st := s.Store()
+	for _, e := range st.Branch(st.LeafID()) {
+		m.addEntry(e)
+	}
+	m.gitBranch = gitBranch(st.Cwd())
+}
+
+// gitBranch reads the branch of the repository holding dir from .git/HEAD ("" when none or
+// detached).
+func gitBranch(dir string) string {
+	for d := dir; d != ""; {
+		b, err := os.ReadFile(filepath.Join(d, ".git", "HEAD"))
+		if err == nil && len(b) < 4096 {
+			s := strings.TrimSpace(string(b))
+			if ref, ok := strings.CutPrefix(s, "ref: refs/heads/"); ok {
+				return ref
+			}
+			return ""
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return ""
+}
+
+// View draws the screen (tui.md §1.1, Atomic's fullscreen layout): the transcript fills what the
+// docked bottom stack leaves; the stack is pending messages, the working line, widgets above the
+// editor, the editor slot, the footer and widgets below.
+func (m *model) View() tea.View {
+	w, h := m.width, m.height
+	if w < 10 {
+		w = 10
+	}
+	var dock []string
+	dock = append(dock, m.pendingLines(w)...)
+	if m.working() && !m.workingHidden {
+		dock = append(dock, m.workingLine(w))
+	}
+	above, below := m.widgetLines(w)
+	dock = append(dock, above...)
+	slotTop := len(dock)
+	var slot []string
+	curRow, curCol, curOK := 0, 0, false
+	if d := m.topDialog(); d != nil {
+		slot = d.Render(w)
+		if c, ok := d.(component.Cursor); ok {
+			curRow, curCol, curOK = c.Cursor()
+		}
+	} else {
+		m.ed.MaxRows = max(5, h*3/10)
+		m.ed.Border = m.editorBorder()
+		slot = m.ed.Render(m.th, w)
+		curRow, curCol, curOK = m.ed.Cursor()
+		slot = append(slot, m.completionLines(w)...)
+	}
+	dock = append(dock, slot...)
+	dock = append(dock, m.footer(w)...)
+	dock = append(dock, below...)
+	if len(dock) > h {
+		cut := len(dock) - h
+		dock = dock[cut:]
+		slotTop -= cut
+	}
+	th := h - len(dock)
+	lines := m.chat.View(w, th)
+	if !m.chat.Following() && th > 0 {
+		hint := m.km.Hint(keys.ViewBottom)
+		lines[th-1] = m.th.Fg("muted", component.Truncate("── scrolled: "+hint+" to follow the end ──", w, ""))
+	}
+	lines = append(lines, dock...)
+	for i, l := range lines {
+		if component.Width(l) > w {
+			lines[i] = component.Truncate(l, w, "")
+		}
+	}
+	v := tea.NewView(strings.Join(lines, "\n"))
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = m.windowTitle()
+	if curOK && slotTop+curRow >= 0 {
+		v.Cursor = tea.NewCursor(curCol, th+slotTop+curRow)
+		v.Cursor.Blink = false
+	}
+	return v
+}
+
+func (m *model) editorBorder() string {
+	if strings.HasPrefix(strings.TrimLeft(m.ed.Text(), " "), "!") {
+		return "bashMode"
+	}
+	return theme.ThinkingBorder(m.rt.Session().ThinkingLevel())
+}
+
+func (m *model) windowTitle() string {
+	if m.title != "" {
+		return m.title
+	}
+	base := filepath.Base(m.rt.Session().Store().Cwd())
+	if n := m.rt.Session().SessionName(); n != "" {
+		return "atomic - " + n + " - " + base
+	}
+	return "atomic - " + base
+}
+
+func (m *model) pendingLines(w int) []string {
+	var out []string
+	for _, p := range m.pending {
+		label := "Steering: "
+		if p.followUp {
+			label = "Follow-up: "
+		}
+		text := strings.ReplaceAll(p.text, "\n", " ")
+		out = append(out, m.th.Fg("dim", component.Truncate(label+text, w, "...")))
+	}
+	if len(out) > 0 {
+		hint := m.km.Hint(keys.MessageDequeue)
+		out = append(out, m.th.Fg("dim", component.Truncate("↳ "+hint+" to edit all queued messages", w, "...")))
+	}
+	return out
+}
+
+func (m *model) workingLine(w int) string {
+	msg := m.workingMsg
+	switch {
+	case m.retry != "":
+		msg = m.retry
+	case m.compacting:
+		msg = "Compacting context... (" + m.km.Hint(keys.Interrupt) + " to cancel)"
+	case msg == "":
+		msg = "Working... (" + m.km.Hint(keys.Interrupt) + " to interrupt)"
+	}
+	glyph := ""
+	if len(m.spinFrames) > 0 {
+		glyph = m.th.Fg("accent", m.spinFrames[m.spinFrame%len(m.spinFrames)]) + " "
+	}
+	return component.Truncate(glyph+m.th.Fg("muted", msg), w, "...")
+}
+
+func (m *model) widgetLines(w int) (above, below []string) {
+	above = []string{""}
+	for _, wd := range m.widgets {
+		lines := wd.lines
+		if len(lines) > 10 {
+			lines = append(lines[:10:10], m.th.Fg("muted", "... (widget truncated)"))
+		}
+		var out []string
+		for _, l := range lines {
+			out = append(out, component.Truncate(" "+l, w, ""))
+		}
+		if wd.below {
+			below = append(below, out...)
+		} else {
+			above = append(above, out...)
+		}
+	}
+	return above, below
+}
+
+// ---- command.Host ----
+
+var _ command.Host = (*model)(nil)
+
+func (m *model) Runtime() *session.Runtime   { return m.rt }
+func (m *model) Theme() *theme.Theme         { return m.th }
+func (m *model) Keys() *keys.Map             { return m.km }
+func (m *model) Size() (int, int)            { return m.width, m.height }
+func (m *model) Commands() *command.Registry { return m.cmds }
+func (m *model) EditorText() string          { return m.ed.Value() }
+func (m *model) SetEditorText(t string)      { m.ed.SetText(t) }
+func (m *model) Notify(level, text string)   { m.notice(level, text) }
+func (m *model) Reload()                     { m.rebuild() }
+func (m *model) Submit(text string) tea.Cmd  { return m.submit(text) }
+func (m *model) ToolsExpanded() bool         { return m.chat.Env.Expanded }
+func (m *model) ShowDialog(d component.Dialog) {
+	m.complete = nil
+	m.dialogs = append(m.dialogs, d)
+}
+func (m *model) SetToolsExpanded(on bool) {
+	m.chat.Env.Expanded = on
+	m.chat.Invalidate()
+}
+func (m *model) SetTheme(t *theme.Theme) {
+	m.th = t
+	m.chat.Env.Theme = t
+	m.chat.Env.MD = chat.NewMarkdown(t)
+	m.chat.Invalidate()
+}
+
+// Quit aborts any run and ends the program; the caller shuts the session down after the terminal
+// is restored.
+func (m *model) Quit() tea.Cmd {
+	m.quitting = true
+	m.rt.Session().Abort()
+	if m.bashCancel != nil {
+		m.bashCancel()
+	}
+	return tea.Quit
+}

@@ -19,7 +19,7 @@ func TestChooseFrontEnd(t *testing.T) {
 		{"text", Options{Mode: "text"}, "cli.printFront", "print"},
 		{"json", Options{Mode: "json"}, "cli.jsonFront", "json"},
 		{"rpc on a terminal", Options{Mode: "rpc", StdinIsTTY: true, StdoutIsTTY: true}, "*cli.rpcFront", "rpc"},
-		{"terminal", Options{StdinIsTTY: true, StdoutIsTTY: true}, "cli.interactiveFront", "print"},
+		{"terminal", Options{StdinIsTTY: true, StdoutIsTTY: true}, "*cli.interactiveFront", "interactive"},
 		{"terminal -p", Options{Print: true, StdinIsTTY: true, StdoutIsTTY: true}, "cli.printFront", "print"},
 		{"terminal --mode text", Options{Mode: "text", StdinIsTTY: true, StdoutIsTTY: true}, "cli.printFront", "print"},
 		{"stdout piped", Options{StdinIsTTY: true}, "cli.printFront", "print"},
@@ -40,15 +40,15 @@ func TestChooseFrontEnd(t *testing.T) {
 	}
 }
 
-// TestFrontEndWithoutPrompt: with nothing to run, a terminal without -p says the terminal UI is
-// not available yet, a pipe says no prompt was given; both exit 1 before any session is opened.
+// TestFrontEndWithoutPrompt: with nothing to run, -p on a terminal and a pipe say no prompt was
+// given and exit 1 before any session is opened (a terminal without -p opens the UI, which
+// mode/tui/tuitest drives).
 func TestFrontEndWithoutPrompt(t *testing.T) {
 	for _, c := range []struct {
 		tty  bool
 		args []string
 		want string
 	}{
-		{true, nil, "Error: the interactive terminal UI is not available yet"},
 		{true, []string{"-p"}, "Error: no prompt given"},
 		{false, nil, "Error: no prompt given"},
 	} {

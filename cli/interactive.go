@@ -22,7 +22,7 @@ func (*interactiveFront) prompts(o *Options) ([]printmode.Prompt, error) { retur
 // start prepares the screen, so extension UI calls made while the runtime starts (notify,
 // setStatus, dialogs) are kept for the first frame.
 func (f *interactiveFront) start(o *Options) {
-	f.screen = tui.New(tui.Options{Version: version, AgentDir: o.agentDir()})
+	f.screen = tui.New(tui.Options{Version: version, AgentDir: o.agentDir(), In: o.Stdin, Out: o.Stdout})
 }
 
 func (*interactiveFront) mode() string { return "interactive" }

@@ -298,6 +298,7 @@ func (p *process) callWithin(ctx context.Context, limit time.Duration, method st
 		return nil, fmt.Errorf("extension host: sending %s: %w", method, err)
 	}
 	var cancelled, expired <-chan time.Time
+	var recheck *time.Timer
 	if limit > 0 {
 		t := time.NewTimer(limit)
 		defer t.Stop()
@@ -334,11 +335,18 @@ func (p *process) callWithin(ctx context.Context, limit time.Duration, method st
 			p.forget(id)
 			return nil, fmt.Errorf("%s: %w", what, ctx.Err())
 		case <-expired:
-			// A host that has not sent its heartbeat meanwhile is blocked, not waiting on a promise:
-			// it is as unresponsive as the handler bound allows, so it is restarted now.
-			if gap := time.Since(time.Unix(0, p.lastBeat.Load())); gap >= p.sup.opts.WarnAfter && !p.serving.Load() {
-				p.fail(fmt.Errorf("the %s extension host was unresponsive for %v (no heartbeat) while running %s", p.sup.name(), gap.Round(100*time.Millisecond), what))
-				return nil, p.err(what)
+			// A host whose heartbeat has stopped is blocked, not waiting on a promise: the monitor
+			// judges it (it fails the process once the silence reaches DeadAfter, naming this call).
+			// Check again shortly; a heartbeat that resumes means the handler only awaits.
+			if time.Since(time.Unix(0, p.lastBeat.Load())) >= p.sup.opts.WarnAfter && !p.serving.Load() {
+				if recheck == nil {
+					recheck = time.NewTimer(25 * time.Millisecond)
+					defer recheck.Stop()
+				} else {
+					recheck.Reset(25 * time.Millisecond)
+				}
+				expired = recheck.C
+				continue
 			}
 			p.forget(id)
 			_ = p.out.Notify(protocol.MethodCancelRequest, protocol.CancelParams{ID: json.RawMessage(fmt.Sprint(id))})

@@ -27,6 +27,17 @@ func TestCustomBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	example := filepath.Join(root, "examples", "custom-binary")
+	goEnv := append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local", "GOSUMDB=off")
+
+	// As the README says: go build in the example's directory, its go.mod and go.sum as they are.
+	inPlace := exec.Command(goBin, "build", "-mod=readonly", "-o", os.DevNull, ".")
+	inPlace.Dir = example
+	inPlace.Env = goEnv
+	if out, err := inPlace.CombinedOutput(); err != nil {
+		t.Fatalf("go build in examples/custom-binary: %v\n%s\n(after a dependency change: cd examples/custom-binary && cat ../../go.sum >> go.sum && GOFLAGS=-mod=mod GOPROXY=off GOSUMDB=off go mod tidy)", err, out)
+	}
+
+	// As a module outside the checkout, with a replace pointing at it.
 	mod := t.TempDir()
 	for _, name := range []string{"main.go", "go.mod", "go.sum"} {
 		b, err := os.ReadFile(filepath.Join(example, name))
@@ -55,7 +66,7 @@ func TestCustomBinary(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "custom-atomic")
 	build := exec.Command(goBin, "build", "-o", bin, ".")
 	build.Dir = mod
-	build.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local", "GOSUMDB=off")
+	build.Env = append(goEnv, "GOFLAGS=-mod=mod")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building the custom binary: %v\n%s", err, out)
 	}

@@ -90,7 +90,7 @@ func testFixtureContinue(t *testing.T, bin, fixture, api, provider string) {
 	sessionFile := filepath.Join(tmp, "sessions", "pi.jsonl")
 	old := copyFixture(t, fixture, sessionFile, proj)
 
-	before, err := store.Open(sessionFile, "")
+	before, err := store.OpenReadOnly(sessionFile)
 	if err != nil {
 		t.Fatalf("store.Open of the pi session: %v", err)
 	}

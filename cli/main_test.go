@@ -373,7 +373,8 @@ func sessionFiles(ts *testscript.TestScript, path string) []string {
 	return files
 }
 
-// checkSession loads file and checks it: it opens with store.Open without skipped lines, every line
+// checkSession loads file and checks it: it opens with store.OpenReadOnly (no lock, so the next
+// atomic process may write the file) without skipped lines, every line
 // is a JSON object, the first is a version 3 header whose cwd is an existing directory, entry ids
 // are unique and non-empty, the first entry is a root, each later entry's parentId is the previous
 // entry (tree: some earlier entry), the leaf is the last entry, and the context built for the leaf
@@ -407,12 +408,12 @@ func checkSession(file string, tree bool) (*store.Session, error) {
 	if fi, err := os.Stat(hdr.Cwd); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("header cwd %q is not a directory", hdr.Cwd)
 	}
-	s, err := store.Open(file, "")
+	s, err := store.OpenReadOnly(file)
 	if err != nil {
-		return nil, fmt.Errorf("store.Open: %w", err)
+		return nil, fmt.Errorf("store.OpenReadOnly: %w", err)
 	}
 	if n := s.SkippedLines(); n != 0 {
-		return nil, fmt.Errorf("store.Open skipped %d lines", n)
+		return nil, fmt.Errorf("store.OpenReadOnly skipped %d lines", n)
 	}
 	entries := s.Entries()
 	if len(entries) != len(lines)-1 {
@@ -568,7 +569,7 @@ func cmdSessionID(ts *testscript.TestScript, neg bool, args []string) {
 	if len(files) != 1 {
 		ts.Fatalf("%d session files under %s; want 1", len(files), args[0])
 	}
-	s, err := store.Open(files[0], "")
+	s, err := store.OpenReadOnly(files[0])
 	ts.Check(err)
 	id := s.SessionID()
 	if len(args) == 3 {

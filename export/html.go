@@ -62,7 +62,8 @@ func DefaultOutputPath(sessionFile string) string {
 // and writes the page of its branch ending at the last entry to outputPath ("" means
 // DefaultOutputPath(inputPath)). It returns the path written, as given (relative stays relative).
 //
-// Loading is store.Open's: a version 1 or 2 file is migrated in place, as pi does on export.
+// The file is read with store.OpenReadOnly: a process writing it does not block the export, and
+// a version 1 or 2 file is migrated in memory only (the file is left as it is).
 // A missing file, a directory, an empty file and a file that is not a session are errors.
 func FromFile(inputPath, outputPath string) (string, error) {
 	fi, err := os.Stat(inputPath)
@@ -83,7 +84,7 @@ func FromFile(inputPath, outputPath string) (string, error) {
 		// store.Open would start a fresh session with a new id for it.
 		return "", fmt.Errorf("Session file is empty: %s", inputPath)
 	}
-	st, err := store.Open(inputPath, "")
+	st, err := store.OpenReadOnly(inputPath)
 	if err != nil {
 		return "", err
 	}

@@ -124,7 +124,9 @@ func (rt *Runtime) HeaderJSON() []byte { return rt.Session().HeaderJSON() }
 
 // Shutdown emits session_shutdown{quit} on the live session and disposes it.
 func (rt *Runtime) Shutdown(ctx context.Context) {
-	rt.Session().Shutdown(ctx, "quit", "")
+	s := rt.Session()
+	s.Shutdown(ctx, "quit", "")
+	s.store.Close() // the session file is free for other processes
 }
 
 func (rt *Runtime) requestShutdown() {
@@ -164,8 +166,14 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	}
 	s, err := rt.build(st, old.Model(), old.ThinkingLevel())
 	if err != nil {
+		if st != old.store {
+			st.Close()
+		}
 		rt.restart(ctx, old)
 		return err
+	}
+	if st != old.store {
+		old.store.Close() // another process may write the old file now
 	}
 	rt.mu.Lock()
 	rt.cur = s

@@ -37,6 +37,8 @@ type state struct {
 	sessionDir string // "" in memory
 	file       string // "" in memory
 	persist    bool
+	readOnly   bool      // OpenReadOnly: never written, holds no lock
+	lock       *fileLock // the lock of the file this session writes, nil while it holds none
 	w          writer
 
 	header       Header
@@ -112,10 +114,80 @@ func Open(path, sessionDir string) (*Session, error) {
 		sessionDir = filepath.Dir(abs)
 	}
 	s := newSession("", sessionDir, true)
-	if err := s.load(abs); err != nil {
+	lock, err := acquire(abs)
+	if err != nil {
 		return nil, err
 	}
+	if err := s.load(abs); err != nil {
+		lock.release()
+		return nil, err
+	}
+	s.lock = lock
 	return s, nil
+}
+
+// OpenReadOnly loads the session file at path for reading only (export, pickers, inspection): it
+// takes no lock, so a process writing the file does not block it, an older version is migrated
+// in memory only, and every write (appends, CreateBranchedSession, a NewSession's first write)
+// fails with ErrReadOnly. A missing, empty or invalid file is an error.
+func OpenReadOnly(path string) (*Session, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", path, err)
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", abs, err)
+	}
+	fd, err := parseSession(data)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w: %s", err, abs)
+	}
+	if fd.blank {
+		return nil, fmt.Errorf("store: open %s: the file is empty", abs)
+	}
+	if fd.header.Version > CurrentVersion {
+		return nil, &VersionError{Path: abs, Version: fd.header.Version, Supported: CurrentVersion}
+	}
+	if err := fd.migrate(); err != nil {
+		return nil, fmt.Errorf("store: migrate %s: %w", abs, err)
+	}
+	s := newSession("", filepath.Dir(abs), true)
+	s.readOnly = true
+	s.install(abs, fd)
+	return s, nil
+}
+
+// ErrReadOnly is returned by every write to a session opened with OpenReadOnly.
+var ErrReadOnly = errors.New("session opened read-only")
+
+// Close releases the session's hold on its file, so another process may open it for writing.
+// The Session stays usable: a later write takes the file again (and fails if another process
+// has it by then). Close is idempotent and does nothing for in-memory sessions.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lock.release()
+	s.lock = nil
+	return nil
+}
+
+// holdLock makes sure the session holds the lock of the file it is about to write. The lock of
+// a file it no longer writes (after NewSession or a clone) is released once the new one is held.
+func (s *Session) holdLock() error {
+	if s.readOnly {
+		return fmt.Errorf("store: write %s: %w", s.file, ErrReadOnly)
+	}
+	if s.lock != nil && s.lock.path == s.file {
+		return nil
+	}
+	l, err := acquire(s.file)
+	if err != nil {
+		return err
+	}
+	s.lock.release()
+	s.lock = l
+	return nil
 }
 
 // ContinueRecent opens the most recently modified (file mtime) session in sessionDir, or creates
@@ -141,8 +213,12 @@ func ContinueRecent(cwd, sessionDir string) (*Session, error) {
 		if filter && !sameDir(h.Cwd, cwd) {
 			continue
 		}
-		if s, err := Open(c.path, sessionDir); err == nil {
+		s, err := Open(c.path, sessionDir)
+		if err == nil {
 			return s, nil
+		}
+		if errors.Is(err, ErrLocked) {
+			return nil, err // the most recent session is being written: say so rather than pick an older one
 		}
 	}
 	return Create(cwd, sessionDir, CreateOptions{})
@@ -279,6 +355,12 @@ func (s *Session) load(path string) error {
 			return err
 		}
 	}
+	s.install(path, fd)
+	return nil
+}
+
+// install makes the parsed file fd at path the session's state.
+func (s *Session) install(path string, fd *fileData) {
 	s.header = fd.header
 	s.cwd = fd.header.Cwd
 	if s.cwd == "" {
@@ -289,7 +371,6 @@ func (s *Session) load(path string) error {
 	s.skipped = fd.skipped
 	s.warnings = s.breakCycles()
 	s.flushed = true
-	return nil
 }
 
 // breakCycles finds parentId cycles (a file edited by hand or by another tool) and breaks each one
@@ -387,6 +468,9 @@ func (s *Session) NewSession(opts CreateOptions) (string, error) {
 	if err := s.reset(opts); err != nil {
 		return "", err
 	}
+	// The new file is taken at its first write; the old one is free for others now.
+	s.lock.release()
+	s.lock = nil
 	return s.file, nil
 }
 
@@ -471,6 +555,9 @@ func (s *Session) persistEntry(e *Entry) (bool, error) {
 	}
 	if !s.flushed && !s.hasAssistant && !isAssistant(e) {
 		return false, nil
+	}
+	if err := s.holdLock(); err != nil {
+		return false, err
 	}
 	if s.flushed {
 		line, err := e.appendJSON(nil)
@@ -969,16 +1056,33 @@ func (s *Session) CreateBranchedSession(leafID string) (string, error) {
 			s.hasAssistant = true
 		}
 	}
-	if s.persist && s.hasAssistant {
+	switch {
+	case s.readOnly:
+		s.state = saved
+		return "", fmt.Errorf("store: branched session: %w", ErrReadOnly)
+	case s.persist && s.hasAssistant:
+		// The new file is written at once, under its own lock; the old file's lock is released
+		// only when that worked, so a failure leaves the session as it was.
 		buf, err := encodeFile(&s.header, entries)
+		var l *fileLock
 		if err == nil {
-			err = s.w.create(s.file, buf)
+			l, err = acquire(s.file)
+		}
+		if err == nil {
+			if err = s.w.create(s.file, buf); err != nil {
+				l.release()
+			}
 		}
 		if err != nil {
 			s.state = saved
 			return "", err
 		}
+		saved.lock.release()
+		s.lock = l
 		s.flushed = true
+	default:
+		s.lock.release() // the new file is taken at its first write
+		s.lock = nil
 	}
 	s.setEntries(entries)
 	return s.file, nil

@@ -1,0 +1,140 @@
+package tui_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
+)
+
+func script(turns ...fakellm.Turn) *fakellm.Script {
+	return &fakellm.Script{Turns: turns}
+}
+
+// checkSessionFile reads a session file and checks every line is a JSON object, the first the
+// header, and that it holds an assistant message containing want.
+func checkSessionFile(t *testing.T, path, want string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	n, found := 0, false
+	for sc.Scan() {
+		var obj map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &obj); err != nil {
+			t.Fatalf("%s line %d is not a JSON object: %v", path, n+1, err)
+		}
+		if n == 0 && obj["type"] != "session" {
+			t.Fatalf("%s: first line is %v, want the session header", path, obj["type"])
+		}
+		if msg, ok := obj["message"].(map[string]any); ok && msg["role"] == "assistant" {
+			b, _ := json.Marshal(msg["content"])
+			found = found || strings.Contains(string(b), want)
+		}
+		n++
+	}
+	if !found {
+		t.Fatalf("%s: no assistant message containing %q", path, want)
+	}
+}
+
+// TestE2EFullTask runs a task with two tool calls (bash and read) to the final answer in the
+// real binary, then quits with /quit: the tool rows and the answer are on screen, and the
+// session file is valid.
+func TestE2EFullTask(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Thinking: "Let me look.", Text: "I'll run a command and read a file.", Chunks: 4, ToolCalls: []fakellm.ToolCall{
+			fakellm.Call("bash", map[string]any{"command": "echo hello-from-bash"}),
+			fakellm.Call("read", map[string]any{"path": "main.go"}),
+		}},
+		fakellm.Turn{Text: "## Result\n\nThe file defines **main**. All done.", Chunks: 6},
+	))
+	env.WriteFile(t, filepath.Join(env.Work, "main.go"), "package main\n\nfunc main() {}\n")
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model", "atomic v")
+	term.Type("inspect the project")
+	term.Press("enter")
+	term.WaitFor("All done.")
+	term.WaitFor("$ echo hello-from-bash", "hello-from-bash", "read main.go", "func main() {}", "Thinking...")
+	term.WaitGone("Working...")
+	if got := len(env.Fake.Requests()); got != 2 {
+		t.Fatalf("%d provider requests; want 2", got)
+	}
+	term.Type("/quit")
+	term.Press("enter")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	files := env.Sessions(t)
+	if len(files) != 1 {
+		t.Fatalf("session files: %v", files)
+	}
+	checkSessionFile(t, files[0], "All done.")
+}
+
+// TestE2ESteerWhileWorking types a message while a tool runs: it waits in the pending area as
+// "Steering: …", reaches the model with the next request, and shows as a user message.
+func TestE2ESteerWhileWorking(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Waiting for the signal.", ToolCalls: []fakellm.ToolCall{
+			// The command ends when the test creates the file "go": no timing involved.
+			fakellm.Call("bash", map[string]any{"command": "while [ ! -f go ]; do sleep 0.02; done; echo released"}),
+		}},
+		fakellm.Turn{Text: "Steer received."},
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("start")
+	term.Press("enter")
+	term.WaitFor("Waiting for the signal.", "Working...")
+	term.Type("please also check the tests")
+	term.Press("enter")
+	term.WaitFor("Steering: please also check the tests")
+	env.WriteFile(t, filepath.Join(env.Work, "go"), "")
+	term.WaitFor("Steer received.")
+	term.WaitGone("Steering:")
+	reqs := env.Fake.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "please also check the tests") {
+		t.Fatalf("the steer did not reach the second request (%d requests)", len(reqs))
+	}
+	term.Press("ctrl+c", "ctrl+c")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestE2EAbortWithEscape: the model stalls mid-answer; Escape aborts the run, the partial
+// answer is marked aborted, the working line goes, and the next prompt works.
+func TestE2EAbortWithEscape(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Partial answer that never ends", Chunks: 3, Stall: fakellm.StallEvents, StallAfter: 4},
+		fakellm.Turn{Text: "Second answer."},
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("go")
+	term.Press("enter")
+	term.WaitFor("Partial", "Working...")
+	term.Press("esc")
+	term.WaitFor("Operation aborted")
+	term.WaitGone("Working...")
+	term.Type("again")
+	term.Press("enter")
+	term.WaitFor("Second answer.")
+	term.Press("ctrl+d")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -1,0 +1,415 @@
+// Package tuitest drives the real atomic binary in a pseudo-terminal and reads its screen through
+// a virtual terminal (charmbracelet/x/vt), so end-to-end tests of the interactive mode run in
+// `go test`, offline, against the fake LLM (internal/fakellm).
+//
+//	bin := tuitest.Build(t)                       // go build ./cmd/atomic once per test binary
+//	env := tuitest.NewEnv(t, script)              // agent dir, home, work dir, fake LLM, models.json
+//	term := env.Start(t, bin, "--model", "fake/fake-model")
+//	term.WaitFor("fake-model")                    // the footer is up
+//	term.Type("list the files"); term.Press("enter")
+//	term.WaitFor("Done.")
+//	term.Type("/quit"); term.Press("enter")
+//	term.WaitExit()
+//
+// Waiting is event-driven: every chunk the program writes wakes the waiters, which re-check the
+// screen; the bound (Timeout) only turns a hang into a failure with the screen dumped, it is not
+// a timing assertion.
+//
+// tuitest imports internal/fakellm and llm; it is for tests only (it takes a testing.TB).
+package tuitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/vt"
+	"github.com/creack/pty"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// Timeout bounds every wait of the harness.
+var Timeout = 30 * time.Second
+
+var (
+	buildOnce sync.Once
+	buildPath string
+	buildErr  error
+)
+
+// Build compiles ./cmd/atomic of this module once per test process and returns the binary's
+// path; it fails the test when the build fails.
+func Build(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		out, err := exec.Command("go", "env", "GOMOD").Output()
+		if err != nil {
+			buildErr = fmt.Errorf("tuitest: go env GOMOD: %w", err)
+			return
+		}
+		root := filepath.Dir(strings.TrimSpace(string(out)))
+		dir, err := os.MkdirTemp("", "atomic-tuitest-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		buildPath = filepath.Join(dir, "atomic")
+		cmd := exec.Command("go", "build", "-o", buildPath, "./cmd/atomic")
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("tuitest: go build ./cmd/atomic: %v\n%s", err, b)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildPath
+}
+
+// Env is one test's world: an agent dir with a models.json naming the fake LLM as provider
+// "fake" (model "fake-model"), a home and a work directory.
+type Env struct {
+	// Agent is ATOMIC_CODING_AGENT_DIR; Home is HOME; Work is the working directory.
+	Agent, Home, Work string
+	// Fake is the scripted model server (nil when the env has none).
+	Fake *fakellm.Server
+	// Vars are extra environment variables (KEY=VALUE) for started programs.
+	Vars []string
+}
+
+// NewEnv makes the directories and, when script is not nil, starts the fake LLM on it (closed
+// at the end of the test) and writes models.json for it (Anthropic Messages API).
+func NewEnv(t testing.TB, script *fakellm.Script) *Env {
+	t.Helper()
+	root := t.TempDir()
+	e := &Env{Agent: filepath.Join(root, "agent"), Home: filepath.Join(root, "home"), Work: filepath.Join(root, "work")}
+	for _, d := range []string{e.Agent, e.Home, e.Work} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Retries wait at most 1 ms so a failing turn never sleeps a test.
+	e.WriteFile(t, filepath.Join(e.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`+"\n")
+	if script != nil {
+		srv, err := fakellm.Listen("127.0.0.1:0", *script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(srv.Close)
+		e.Fake = srv
+		models := map[string]any{"providers": map[string]any{"fake": map[string]any{
+			"baseUrl": srv.URL(), "api": llm.APIAnthropicMessages, "apiKey": "fake-key",
+			"models": []any{map[string]any{"id": "fake-model", "name": "Fake Model", "contextWindow": 100000, "maxTokens": 4096}},
+		}}}
+		b, _ := json.Marshal(models)
+		e.WriteFile(t, filepath.Join(e.Agent, "models.json"), string(b))
+	}
+	return e
+}
+
+// WriteFile writes a file (making its directory), failing the test on error.
+func (e *Env) WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Sessions returns the session files written under the agent dir.
+func (e *Env) Sessions(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(e.Agent, "sessions", "*", "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// Term is a program running in a pseudo-terminal of a fixed size, with its screen kept by a
+// virtual terminal.
+type Term struct {
+	t    testing.TB
+	cmd  *exec.Cmd
+	ptmx *os.File
+	emu  *vt.SafeEmulator
+
+	mu      sync.Mutex // guards written, exited, code, raw; cond waits on it
+	cond    *sync.Cond
+	written int64
+	raw     bytes.Buffer // every byte the program wrote, when Record is on
+	record  bool
+	exited  bool
+	code    int
+	title   string
+}
+
+// Size is the default terminal size of Start.
+var Size = [2]int{100, 30}
+
+// Start runs bin with args in the env's work directory in a Size terminal. The program is
+// killed at the end of the test if it is still running.
+func (e *Env) Start(t testing.TB, bin string, args ...string) *Term {
+	return e.StartSized(t, Size[0], Size[1], bin, args...)
+}
+
+// StartSized is Start with a terminal of w×h cells.
+func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Term {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = e.Work
+	cmd.Env = append([]string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + e.Home, "ATOMIC_CODING_AGENT_DIR=" + e.Agent,
+		"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8",
+	}, e.Vars...)
+	ptmx, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)})
+	if err != nil {
+		t.Fatalf("tuitest: start %s: %v", bin, err)
+	}
+	term := &Term{t: t, cmd: cmd, ptmx: ptmx, emu: vt.NewSafeEmulator(w, h)}
+	term.cond = sync.NewCond(&term.mu)
+	term.emu.SetCallbacks(vt.Callbacks{Title: func(s string) { term.title = s }})
+	go term.readLoop()
+	go term.replyLoop()
+	go func() {
+		err := cmd.Wait()
+		term.mu.Lock()
+		term.exited = true
+		term.code = cmd.ProcessState.ExitCode()
+		if err != nil && term.code == 0 {
+			term.code = -1
+		}
+		term.mu.Unlock()
+		term.cond.Broadcast()
+	}()
+	t.Cleanup(func() {
+		term.mu.Lock()
+		done := term.exited
+		term.mu.Unlock()
+		if !done {
+			_ = cmd.Process.Kill()
+		}
+		ptmx.Close()
+		term.emu.Close()
+	})
+	return term
+}
+
+// readLoop feeds the program's output to the virtual terminal and wakes the waiters.
+func (t *Term) readLoop() {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := t.ptmx.Read(buf)
+		if n > 0 {
+			_, _ = t.emu.Write(buf[:n])
+			t.mu.Lock()
+			t.written += int64(n)
+			if t.record {
+				t.raw.Write(buf[:n])
+			}
+			t.mu.Unlock()
+			t.cond.Broadcast()
+		}
+		if err != nil {
+			t.cond.Broadcast()
+			return
+		}
+	}
+}
+
+// replyLoop sends the virtual terminal's answers (device attributes, colour queries) back to
+// the program.
+func (t *Term) replyLoop() {
+	buf := make([]byte, 4096)
+	for {
+		n, err := t.emu.Read(buf)
+		if n > 0 {
+			if _, werr := t.ptmx.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// Type writes text as typed keys (raw bytes, no bracketed paste).
+func (t *Term) Type(text string) {
+	t.t.Helper()
+	if _, err := t.ptmx.Write([]byte(text)); err != nil {
+		t.t.Fatalf("tuitest: type %q: %v", text, err)
+	}
+}
+
+// Paste sends text as a bracketed paste.
+func (t *Term) Paste(text string) { t.Type("\x1b[200~" + text + "\x1b[201~") }
+
+// keySeqs are the bytes a terminal sends for the named keys (legacy xterm encoding).
+var keySeqs = map[string]string{
+	"enter": "\r", "esc": "\x1b", "tab": "\t", "shift+tab": "\x1b[Z", "backspace": "\x7f", "space": " ",
+	"up": "\x1b[A", "down": "\x1b[B", "right": "\x1b[C", "left": "\x1b[D", "home": "\x1b[H", "end": "\x1b[F",
+	"pgup": "\x1b[5~", "pgdown": "\x1b[6~", "delete": "\x1b[3~",
+	"alt+enter": "\x1b\r", "alt+up": "\x1b[1;3A", "alt+down": "\x1b[1;3B",
+	"ctrl+home": "\x1b[1;5H", "ctrl+end": "\x1b[1;5F",
+}
+
+// Press sends named keys: enter, esc, tab, shift+tab, backspace, up, down, left, right, home,
+// end, pgup, pgdown, delete, alt+enter, alt+up, alt+down, ctrl+home, ctrl+end, and ctrl+<letter>.
+func (t *Term) Press(keys ...string) {
+	t.t.Helper()
+	for _, k := range keys {
+		seq, ok := keySeqs[k]
+		if !ok {
+			if l, found := strings.CutPrefix(k, "ctrl+"); found && len(l) == 1 && l[0] >= 'a' && l[0] <= 'z' {
+				seq = string(rune(l[0] & 0x1f))
+			} else {
+				t.t.Fatalf("tuitest: unknown key %q", k)
+			}
+		}
+		t.Type(seq)
+	}
+}
+
+// Screen returns the visible screen as text, one line per row, trailing spaces removed.
+func (t *Term) Screen() string {
+	lines := strings.Split(t.emu.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Title is the last terminal title the program set (OSC 0/2).
+func (t *Term) Title() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.title
+}
+
+// Written is how many bytes the program has written to the terminal so far.
+func (t *Term) Written() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.written
+}
+
+// Record starts keeping every byte written from now on; Recorded returns them.
+func (t *Term) Record() {
+	t.mu.Lock()
+	t.record = true
+	t.raw.Reset()
+	t.mu.Unlock()
+}
+
+// Recorded returns the bytes kept since Record.
+func (t *Term) Recorded() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Clone(t.raw.Bytes())
+}
+
+// errTimeout is returned by waits that ran past Timeout.
+var errTimeout = errors.New("tuitest: timed out")
+
+// waitUntil blocks until cond (checked after every output chunk and on exit) holds, or Timeout.
+func (t *Term) waitUntil(cond func() bool) error {
+	deadline := time.Now().Add(Timeout)
+	timer := time.AfterFunc(Timeout, func() { t.cond.Broadcast() })
+	defer timer.Stop()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for {
+		t.mu.Unlock()
+		ok := cond()
+		t.mu.Lock()
+		if ok {
+			return nil
+		}
+		if t.exited {
+			t.mu.Unlock()
+			ok := cond()
+			t.mu.Lock()
+			if ok {
+				return nil
+			}
+			return errors.New("tuitest: the program exited")
+		}
+		if time.Now().After(deadline) {
+			return errTimeout
+		}
+		t.cond.Wait()
+	}
+}
+
+// WaitFor waits until the screen contains every one of texts; on failure it reports the screen.
+func (t *Term) WaitFor(texts ...string) {
+	t.t.Helper()
+	err := t.waitUntil(func() bool {
+		s := t.Screen()
+		for _, x := range texts {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.t.Fatalf("%v waiting for %q; screen:\n%s", err, texts, t.Screen())
+	}
+}
+
+// WaitGone waits until the screen contains none of texts.
+func (t *Term) WaitGone(texts ...string) {
+	t.t.Helper()
+	err := t.waitUntil(func() bool {
+		s := t.Screen()
+		for _, x := range texts {
+			if strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.t.Fatalf("%v waiting for %q to go; screen:\n%s", err, texts, t.Screen())
+	}
+}
+
+// WaitExit waits for the program to end and returns its exit code.
+func (t *Term) WaitExit() int {
+	t.t.Helper()
+	err := t.waitUntil(func() bool {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		return t.exited
+	})
+	if err != nil {
+		t.t.Fatalf("%v waiting for the program to exit; screen:\n%s", err, t.Screen())
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.code
+}
+
+// Resize changes the terminal size (the program gets SIGWINCH).
+func (t *Term) Resize(w, h int) {
+	t.t.Helper()
+	t.emu.Resize(w, h)
+	if err := pty.Setsize(t.ptmx, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {
+		t.t.Fatalf("tuitest: resize: %v", err)
+	}
+}

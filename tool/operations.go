@@ -162,7 +162,9 @@ func (LocalFS) Walk(ctx context.Context, root string, fn WalkFunc) error {
 }
 
 // LocalShell implements BashOperations with a local shell. Each command runs as
-// "<shell> -c <command>" in its own process group, stdin closed, stdout and stderr merged.
+// "<shell> -c <command>" in its own process group, stdin closed, stdout and stderr merged. The
+// group is tied to atomic's life (internal/procgroup): when atomic dies, even by SIGKILL, a
+// running command's whole group is killed.
 type LocalShell struct {
 	// ShellPath is the shell to use (setting shellPath); it must exist. Empty: /bin/bash, else
 	// bash on PATH, else sh (tools.md §5.1).
@@ -195,10 +197,13 @@ func (s LocalShell) Exec(ctx context.Context, command, cwd string, opts ExecOpti
 	cmd.Dir = cwd
 	cmd.Env = opts.Env
 	cmd.Stdout, cmd.Stderr = w, w
-	setProcessGroup(cmd)
+	group := lifeGroup(cmd) // nil: no watcher; the shell leads its own group
 	err = cmd.Start()
 	w.Close()
 	if err != nil {
+		if group != nil {
+			group.Kill()
+		}
 		return NoExitCode, fmt.Errorf("bash: start %s: %w", shell, err)
 	}
 
@@ -224,8 +229,15 @@ func (s LocalShell) Exec(ctx context.Context, command, cwd string, opts ExecOpti
 	case <-waitDone:
 	case <-ctx.Done():
 		cancelled = true
-		killProcessTree(cmd.Process)
+		if group != nil {
+			group.Kill()
+		} else {
+			killProcessTree(cmd.Process)
+		}
 		<-waitDone
+	}
+	if group != nil && !cancelled {
+		group.Release() // background jobs of a finished command keep running, as in pi
 	}
 	select {
 	case <-readDone:

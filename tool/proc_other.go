@@ -4,6 +4,8 @@ package tool
 
 import (
 	"fmt"
+
+	"github.com/atomic-cli/atomic/internal/procgroup"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,6 +13,9 @@ import (
 
 // setProcessGroup is a no-op where process groups do not exist; killProcessTree uses taskkill.
 func setProcessGroup(*exec.Cmd) {}
+
+// lifeGroup gives no process group here (there are none); killProcessTree handles the tree.
+func lifeGroup(*exec.Cmd) *procgroup.Group { return nil }
 
 // killProcessTree kills p and its descendants with taskkill /F /T, falling back to p alone
 // (tools.md §5.1).

@@ -4,7 +4,9 @@ package tool
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/atomic-cli/atomic/internal/procgroup"
 	"os"
 	"os/exec"
 	"syscall"
@@ -14,6 +16,20 @@ import (
 // reach every process it spawned.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// lifeGroup prepares cmd to start in a process group tied to atomic's life (procgroup: killed
+// even when atomic is killed with SIGKILL; parent-death signal on Linux). When the group's watcher
+// cannot start, cmd still gets a process group of its own and nil is returned.
+func lifeGroup(cmd *exec.Cmd) *procgroup.Group {
+	g, err := procgroup.New()
+	if err != nil {
+		setProcessGroup(cmd)
+		procgroup.SetPdeathsig(cmd.SysProcAttr)
+		return nil
+	}
+	cmd.SysProcAttr = g.Attr()
+	return g
 }
 
 // killProcessTree sends SIGKILL to the process group led by p, falling back to p alone

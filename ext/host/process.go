@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/atomic-cli/atomic/ext/protocol"
+	"github.com/atomic-cli/atomic/internal/procgroup"
 )
 
 // ErrUnavailable is wrapped by the errors of calls that failed because the host crashed, hung,
@@ -170,6 +171,9 @@ func (s *Supervisor) spawn(incarnation int) (*process, error) {
 	}
 	reqW.Close()
 	repR.Close()
+	// The host leads its own process group (setProcAttr); a watcher in that group kills it and
+	// every non-detached child of the host's extensions when atomic dies, even by SIGKILL.
+	group, _ := procgroup.Guard(cmd.Process.Pid) // nil where groups do not exist
 	p := &process{
 		sup: s, incarnation: incarnation, cmd: cmd,
 		out: protocol.NewWriter(stdin), syncOut: protocol.NewWriter(repW),
@@ -182,6 +186,9 @@ func (s *Supervisor) spawn(incarnation int) (*process, error) {
 	go p.serveSync(reqR)
 	go func() {
 		err := cmd.Wait()
+		if group != nil {
+			group.Kill() // the host is gone: its non-detached children end with it
+		}
 		if err == nil {
 			err = errors.New("exited")
 		}

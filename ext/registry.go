@@ -90,10 +90,13 @@ type Command struct {
 
 // CommandInfo describes a registered command (getCommands), with where it came from.
 type CommandInfo struct {
-	Name        string     `json:"name"`
-	Description string     `json:"description,omitempty"`
-	Source      string     `json:"source"`
-	SourceInfo  SourceInfo `json:"sourceInfo"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	// HasArgumentCompletions is true when the command completes its arguments (Atomic's
+	// RpcSlashCommand, rpc-and-json.md §3; the TUI's autocomplete asks only these).
+	HasArgumentCompletions bool       `json:"hasArgumentCompletions,omitempty"`
+	Source                 string     `json:"source"`
+	SourceInfo             SourceInfo `json:"sourceInfo"`
 }
 
 // SourceInfo says which extension registered something.
@@ -235,7 +238,7 @@ func (g *registry) commandInfos() []CommandInfo {
 	names := g.invocationNames()
 	out := make([]CommandInfo, len(g.commands))
 	for i, c := range g.commands {
-		out[i] = CommandInfo{Name: names[i], Description: c.cmd.Description, Source: "extension", SourceInfo: SourceInfo{Path: c.ext.Path}}
+		out[i] = CommandInfo{Name: names[i], Description: c.cmd.Description, HasArgumentCompletions: c.cmd.Completions != nil, Source: "extension", SourceInfo: SourceInfo{Path: c.ext.Path}}
 	}
 	return out
 }

@@ -17,7 +17,7 @@ func TestMatch(t *testing.T) {
 		{"gpt4", "gpt-4o", true},
 		{"4gpt", "gpt-4o", true}, // digits then letters: retried as "gpt4"
 		{"4x", "gpt-4o", false},
-		{"o4", "4o-mini", true},   // "o4" is letters then digits: retried as "4o"
+		{"o4", "4o-mini", true}, // "o4" is letters then digits: retried as "4o"
 	}
 	for _, c := range cases {
 		if _, ok := Match(c.q, c.text); ok != c.ok {

@@ -35,6 +35,9 @@ func (t Theme) Error(s string) string   { return t.fg("error", s) }
 func (t Theme) Success(s string) string { return t.fg("success", s) }
 func (t Theme) Border(s string) string  { return t.fg("border", s) }
 
+// Token styles s with any foreground token (borderAccent, thinkingHigh…).
+func (t Theme) Token(token, s string) string { return t.fg(token, s) }
+
 // Selected styles a selected row: selectedBg, bold.
 func (t Theme) Selected(s string) string { return t.bg("selectedBg", Bold(s)) }
 

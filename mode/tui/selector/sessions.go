@@ -1,0 +1,389 @@
+package selector
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
+	"github.com/atomic-cli/atomic/store"
+)
+
+// Sort orders of the session picker (tui.md §10.1).
+const (
+	SortRecent = "Recent"
+	SortFuzzy  = "Fuzzy"
+)
+
+// SessionsLoaded is the answer of the "all sessions" scan Tab asks for (run as a tea.Cmd).
+type SessionsLoaded struct {
+	Infos []store.SessionInfo
+	Err   error
+	owner *Sessions
+}
+
+// Sessions is the /resume picker (tui.md §10.1): sessions of the current folder (Tab: all),
+// newest first, searchable (tokens fuzzy on id, name, message text and cwd; "quoted phrase"
+// literal; re:<regex> case-insensitive), ctrl+s toggles Recent/Fuzzy order, ctrl+n named only,
+// ctrl+d deletes after an inline confirm. Enter opens the selected session.
+type Sessions struct {
+	th       dialog.Theme
+	keys     dialog.Keys
+	local    []store.SessionInfo
+	all      []store.SessionInfo
+	loadAll  func() ([]store.SessionInfo, error)
+	loading  bool
+	allScope bool
+	named    bool
+	sortMode string
+	current  string
+	now      func() time.Time
+	search   dialog.Input
+	shown    []store.SessionInfo
+	list     dialog.List
+	confirm  string // path pending deletion
+	errText  string
+	onDelete func(path string) error
+	onDone   func(info *store.SessionInfo)
+	done     bool
+}
+
+// NewSessions builds the picker over the current folder's sessions (local, newest first).
+// loadAll scans every session (called from a tea.Cmd when Tab first switches scope); current is
+// the live session's file (accent); onDelete removes a file (its error is shown); onDone gets the
+// pick, nil on cancel. now is the clock of the age column (nil: time.Now).
+func NewSessions(th dialog.Theme, keys dialog.Keys, local []store.SessionInfo, loadAll func() ([]store.SessionInfo, error), current string, now func() time.Time, onDelete func(string) error, onDone func(*store.SessionInfo)) *Sessions {
+	if now == nil {
+		now = time.Now
+	}
+	s := &Sessions{th: th, keys: keys, local: local, loadAll: loadAll, current: current, now: now, sortMode: SortRecent, onDelete: onDelete, onDone: onDone}
+	s.list.Visible = 10
+	s.refilter()
+	return s
+}
+
+func (s *Sessions) source() []store.SessionInfo {
+	if s.allScope {
+		return s.all
+	}
+	return s.local
+}
+
+func (s *Sessions) refilter() {
+	src := s.source()
+	var out []store.SessionInfo
+	q := strings.TrimSpace(s.search.Value())
+	match := sessionMatcher(q)
+	type scored struct {
+		info  store.SessionInfo
+		score float64
+	}
+	var sc []scored
+	for _, in := range src {
+		if s.named && in.Name == "" {
+			continue
+		}
+		if score, ok := match(in); ok {
+			sc = append(sc, scored{in, score})
+		}
+	}
+	if s.sortMode == SortFuzzy && q != "" {
+		sort.SliceStable(sc, func(i, j int) bool { return sc[i].score < sc[j].score })
+	}
+	for _, x := range sc {
+		out = append(out, x.info)
+	}
+	s.shown = out
+	s.list.SetLen(len(out))
+	s.list.SetCursor(0)
+}
+
+// sessionMatcher compiles a picker query: re:<regex>, "quoted phrases" and fuzzy tokens over
+// "id name text cwd". An invalid regex or unbalanced quotes fall back to plain tokens.
+func sessionMatcher(q string) func(store.SessionInfo) (float64, bool) {
+	hay := func(in store.SessionInfo) string {
+		return in.ID + " " + in.Name + " " + in.AllMessagesText + " " + in.Cwd
+	}
+	if q == "" {
+		return func(store.SessionInfo) (float64, bool) { return 0, true }
+	}
+	if pat, ok := strings.CutPrefix(q, "re:"); ok {
+		if re, err := regexp.Compile("(?i)" + pat); err == nil {
+			return func(in store.SessionInfo) (float64, bool) { return 0, re.MatchString(hay(in)) }
+		}
+	}
+	var phrases, tokens []string
+	if strings.Count(q, `"`)%2 == 0 {
+		parts := strings.Split(q, `"`)
+		for i, p := range parts {
+			if i%2 == 1 {
+				if p = strings.TrimSpace(p); p != "" {
+					phrases = append(phrases, strings.ToLower(p))
+				}
+			} else {
+				tokens = append(tokens, strings.Fields(p)...)
+			}
+		}
+	} else {
+		tokens = strings.Fields(strings.ReplaceAll(q, `"`, " "))
+	}
+	return func(in store.SessionInfo) (float64, bool) {
+		h := hay(in)
+		lower := strings.ToLower(h)
+		for _, p := range phrases {
+			if !strings.Contains(lower, p) {
+				return 0, false
+			}
+		}
+		total := 0.0
+		for _, tok := range tokens {
+			// Whole words first: a token that occurs literally scores best.
+			if strings.Contains(lower, strings.ToLower(tok)) {
+				total -= 50
+				continue
+			}
+			sc, ok := fuzzy.Match(tok, h)
+			if !ok {
+				return 0, false
+			}
+			total += sc
+		}
+		return total, true
+	}
+}
+
+// Done implements dialog.Slot.
+func (s *Sessions) Done() bool { return s.done }
+
+// Cancel closes the picker without a choice.
+func (s *Sessions) Cancel() { s.finish(nil) }
+
+func (s *Sessions) finish(in *store.SessionInfo) {
+	if s.done {
+		return
+	}
+	s.done = true
+	if s.onDone != nil {
+		s.onDone(in)
+	}
+}
+
+// Update takes the answer of the all-sessions scan.
+func (s *Sessions) Update(msg tea.Msg) tea.Cmd {
+	if m, ok := msg.(SessionsLoaded); ok && m.owner == s {
+		s.loading = false
+		if m.Err != nil {
+			s.errText = m.Err.Error()
+		}
+		s.all = m.Infos
+		if s.allScope {
+			s.refilter()
+		}
+	}
+	return nil
+}
+
+// HandlePaste types into the search.
+func (s *Sessions) HandlePaste(text string) tea.Cmd {
+	s.search.Paste(text)
+	s.refilter()
+	return nil
+}
+
+// HandleKey implements dialog.Slot.
+func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
+	if s.done {
+		return nil
+	}
+	if s.confirm != "" {
+		switch {
+		case s.keys.Is(k, dialog.SelectConfirm):
+			path := s.confirm
+			s.confirm = ""
+			if s.onDelete != nil {
+				if err := s.onDelete(path); err != nil {
+					s.errText = err.Error()
+					return nil
+				}
+			}
+			s.local = without(s.local, path)
+			s.all = without(s.all, path)
+			cur := s.list.Cursor()
+			s.refilter()
+			s.list.SetCursor(cur)
+		case s.keys.Is(k, dialog.SelectCancel):
+			s.confirm = ""
+		}
+		return nil
+	}
+	switch {
+	case s.keys.Is(k, dialog.SelectCancel):
+		s.Cancel()
+	case s.keys.Is(k, dialog.SelectConfirm):
+		if len(s.shown) > 0 {
+			in := s.shown[s.list.Cursor()]
+			s.finish(&in)
+		}
+	case k.String() == "tab":
+		s.allScope = !s.allScope
+		s.refilter()
+		if s.allScope && s.all == nil && !s.loading && s.loadAll != nil {
+			s.loading = true
+			load, owner := s.loadAll, s
+			return func() tea.Msg {
+				infos, err := load()
+				return SessionsLoaded{Infos: infos, Err: err, owner: owner}
+			}
+		}
+	case s.keys.Is(k, "app.session.toggleSort"):
+		if s.sortMode == SortRecent {
+			s.sortMode = SortFuzzy
+		} else {
+			s.sortMode = SortRecent
+		}
+		s.refilter()
+	case s.keys.Is(k, "app.session.toggleNamedFilter"):
+		s.named = !s.named
+		s.refilter()
+	case s.keys.Is(k, "app.session.delete"):
+		if len(s.shown) > 0 {
+			p := s.shown[s.list.Cursor()].Path
+			if p == s.current {
+				s.errText = "Cannot delete the current session"
+			} else {
+				s.confirm = p
+			}
+		}
+	case s.list.Move(k, s.keys):
+	default:
+		if s.search.Update(k) {
+			s.errText = ""
+			s.refilter()
+		}
+	}
+	return nil
+}
+
+func without(infos []store.SessionInfo, path string) []store.SessionInfo {
+	out := infos[:0:0]
+	for _, in := range infos {
+		if in.Path != path {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
+// Age formats the time since t the way the picker shows it: now, 5m, 3h, 2d, 1w, 4mo, 1y.
+func Age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	case d < 7*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	case d < 30*24*time.Hour:
+		return fmt.Sprintf("%dw", int(d/(7*24*time.Hour)))
+	case d < 365*24*time.Hour:
+		return fmt.Sprintf("%dmo", int(d/(30*24*time.Hour)))
+	}
+	return fmt.Sprintf("%dy", int(d/(365*24*time.Hour)))
+}
+
+// Render implements dialog.Slot.
+func (s *Sessions) Render(width int) []string {
+	th := s.th
+	title := "Resume Session (Current Folder)"
+	scope := th.Accent("◉ Current Folder") + th.Muted(" | ○ All")
+	if s.allScope {
+		title = "Resume Session (All)"
+		scope = th.Muted("○ Current Folder | ") + th.Accent("◉ All")
+	}
+	if s.loading {
+		scope = th.Muted("Loading…")
+	}
+	filter := "All"
+	if s.named {
+		filter = "Named"
+	}
+	right := scope + th.Muted("  "+filter+"  Sort: "+s.sortMode)
+	head := th.Accent(Bold(title))
+	if gap := width - ansi.StringWidth(title) - ansi.StringWidth(right); gap >= 2 {
+		head += strings.Repeat(" ", gap) + right
+	}
+	body := []string{head,
+		dialog.Hint(th, "tab", "scope", "re:<pattern>", "regex", `"phrase"`, "exact"),
+		dialog.Hint(th, s.keys.Label("app.session.toggleSort"), "sort", s.keys.Label("app.session.toggleNamedFilter"), "named", s.keys.Label("app.session.delete"), "delete"),
+		"> " + s.search.View(th, max(width-2, 1), s.confirm == "", ""), ""}
+	now := s.now()
+	from, to := s.list.Window()
+	for i := from; i < to; i++ {
+		in := s.shown[i]
+		text := in.Name
+		style := th.Text
+		if text != "" {
+			style = th.Warning
+		} else {
+			text = in.FirstMessage
+		}
+		if in.Path == s.current {
+			style = th.Accent
+		}
+		if in.Path == s.confirm {
+			style = th.Error
+		}
+		meta := fmt.Sprintf("%d %s", in.MessageCount, Age(now, in.Modified))
+		if s.allScope && in.Cwd != "" {
+			meta = in.Cwd + "  " + meta
+		}
+		cursor := "  "
+		if i == s.list.Cursor() {
+			cursor = th.Accent("› ")
+		}
+		room := width - 2 - ansi.StringWidth(meta) - 2
+		text = fuzzy.Clean(text)
+		if ansi.StringWidth(text) > room {
+			text = ansi.Truncate(text, max(room, 1), "…")
+		}
+		pad := max(width-2-ansi.StringWidth(text)-ansi.StringWidth(meta), 1)
+		row := cursor + style(text) + strings.Repeat(" ", pad) + th.Dim(meta)
+		if i == s.list.Cursor() {
+			row = th.Selected(row)
+		}
+		body = append(body, row)
+	}
+	if len(s.shown) == 0 {
+		switch {
+		case s.loading:
+		case s.named:
+			body = append(body, th.Muted("  No named sessions. Press "+s.keys.Label("app.session.toggleNamedFilter")+" to show all."))
+		case !s.allScope && len(s.local) == 0:
+			body = append(body, th.Muted("  No sessions in current folder. Press Tab to view all."))
+		default:
+			body = append(body, th.Muted("  No matching sessions"))
+		}
+	}
+	if p := s.list.Position(); p != "" {
+		body = append(body, th.Muted("  "+p))
+	}
+	if s.confirm != "" {
+		body = append(body, "", th.Error("Delete session? ")+dialog.Hint(th, s.keys.Label(dialog.SelectConfirm), "confirm", s.keys.Label(dialog.SelectCancel), "cancel"))
+	}
+	if s.errText != "" {
+		body = append(body, "", th.Error(s.errText))
+	}
+	return dialog.Fit(dialog.Frame(th, width, "", body, ""), width)
+}
+
+// Bold is dialog.Bold.
+func Bold(s string) string { return dialog.Bold(s) }

@@ -123,15 +123,15 @@ func (s *Settings) Render(width int) []string {
 // reorder enabled models, ctrl+s saves. Every change applies at once through onChange; onSave
 // persists; Escape closes.
 type ScopedModels struct {
-	th      dialog.Theme
-	keys    dialog.Keys
-	models  []*llm.Model
-	enabled []*llm.Model // in cycle order
-	search  dialog.Input
-	shown   []*llm.Model
-	list    dialog.List
-	dirty   bool
-	status  string
+	th       dialog.Theme
+	keys     dialog.Keys
+	models   []*llm.Model
+	enabled  []*llm.Model // in cycle order
+	search   dialog.Input
+	shown    []*llm.Model
+	list     dialog.List
+	dirty    bool
+	status   string
 	onChange func(enabled []*llm.Model)
 	onSave   func(enabled []*llm.Model) error
 	done     bool

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
 // maxWidgetLines is the line limit of a string widget (tui.md §7.1).
@@ -17,8 +17,8 @@ const maxWidgetLines = 10
 // shows the one under it), statuses, widgets and title. The zero value is not usable; use
 // NewHost.
 type Host struct {
-	th      dialog.Theme
-	keys    dialog.Keys
+	th      slot.Theme
+	keys    slot.Keys
 	open    []openDialog
 	status  map[string]string
 	widgets []widget
@@ -27,7 +27,7 @@ type Host struct {
 
 type openDialog struct {
 	id   int64
-	slot dialog.Slot
+	slot slot.Dialog
 }
 
 type widget struct {
@@ -37,12 +37,12 @@ type widget struct {
 }
 
 // NewHost returns a Host drawing with th and keys.
-func NewHost(th dialog.Theme, keys dialog.Keys) *Host {
+func NewHost(th slot.Theme, keys slot.Keys) *Host {
 	return &Host{th: th, keys: keys, status: map[string]string{}}
 }
 
 // SetTheme changes the colours of dialogs opened from now on.
-func (h *Host) SetTheme(th dialog.Theme) { h.th = th }
+func (h *Host) SetTheme(th slot.Theme) { h.th = th }
 
 // Update consumes the messages of this package (UI's posts and the open dialogs' timers);
 // handled is false for any other message. NotifyMsg, SetEditorTextMsg and EditorTextQuery are
@@ -96,7 +96,7 @@ func (h *Host) Update(msg tea.Msg) (handled bool, cmd tea.Cmd) {
 	return false, tea.Batch(cmds...)
 }
 
-func (h *Host) build(m DialogMsg) (dialog.Slot, tea.Cmd) {
+func (h *Host) build(m DialogMsg) (slot.Dialog, tea.Cmd) {
 	reply := m.reply
 	answer := func(a Answer) {
 		select {
@@ -106,18 +106,18 @@ func (h *Host) build(m DialogMsg) (dialog.Slot, tea.Cmd) {
 	}
 	switch m.Kind {
 	case KindConfirm:
-		d := dialog.NewConfirm(h.th, h.keys, m.Title, m.Message, m.Timeout, func(yes bool) { answer(Answer{OK: true, Confirm: yes}) })
+		d := slot.NewConfirm(h.th, h.keys, m.Title, m.Message, m.Timeout, func(yes bool) { answer(Answer{OK: true, Confirm: yes}) })
 		return d, d.Init()
 	case KindInput:
-		d := dialog.NewPrompt(h.th, h.keys, m.Title, m.Placeholder, m.Timeout, func(s string, ok bool) { answer(Answer{OK: ok, Text: s}) })
+		d := slot.NewPrompt(h.th, h.keys, m.Title, m.Placeholder, m.Timeout, func(s string, ok bool) { answer(Answer{OK: ok, Text: s}) })
 		return d, d.Init()
 	case KindEditor:
-		d := dialog.NewTextEditor(h.th, h.keys, m.Title, m.Prefill, func(s string, ok bool) { answer(Answer{OK: ok, Text: s}) })
+		d := slot.NewTextEditor(h.th, h.keys, m.Title, m.Prefill, func(s string, ok bool) { answer(Answer{OK: ok, Text: s}) })
 		d.SetMaxLines(12)
 		return d, nil
 	default:
 		opts := m.Options
-		d := dialog.NewSelect(h.th, h.keys, m.Title, opts, m.Timeout, func(i int, ok bool) {
+		d := slot.NewSelect(h.th, h.keys, m.Title, opts, m.Timeout, func(i int, ok bool) {
 			if ok && i < len(opts) {
 				answer(Answer{OK: true, Text: opts[i]})
 			} else {
@@ -141,7 +141,7 @@ func (h *Host) prune() {
 
 // Dialog returns the dialog to show in the editor slot, nil when none is open. The root sends it
 // keys and pastes; closed dialogs drop out by themselves.
-func (h *Host) Dialog() dialog.Slot {
+func (h *Host) Dialog() slot.Dialog {
 	h.prune()
 	if len(h.open) == 0 {
 		return nil

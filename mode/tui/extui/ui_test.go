@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
 // loop stands in for the Bubble Tea goroutine: it owns a Host and applies every posted message.
@@ -20,7 +20,7 @@ type loop struct {
 }
 
 func newLoop() *loop {
-	return &loop{msgs: make(chan tea.Msg, 16), host: NewHost(dialog.Plain(), dialog.DefaultKeys()), done: make(chan struct{})}
+	return &loop{msgs: make(chan tea.Msg, 16), host: NewHost(slot.Plain(), slot.DefaultKeys()), done: make(chan struct{})}
 }
 
 func (l *loop) ui() *UI { return New(func(m tea.Msg) { l.msgs <- m }, l.done) }

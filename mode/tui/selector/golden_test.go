@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -60,14 +60,14 @@ func key(s string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: s}
 }
 
-func typeText(s dialog.Slot, text string) {
+func typeText(s slot.Dialog, text string) {
 	for _, r := range text {
 		s.HandleKey(key(string(r)))
 	}
 }
 
 // view renders s at width as one string.
-func view(s dialog.Slot, width int) string { return strings.Join(s.Render(width), "\n") }
+func view(s slot.Dialog, width int) string { return strings.Join(s.Render(width), "\n") }
 
 // checkWidth fails when a rendered line is wider than width (the width contract, tui.md §8.1).
 func checkWidth(t *testing.T, view string, width int) {

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
 )
 
@@ -16,22 +16,22 @@ import (
 // " ✓" on the current model (sorted first, then by provider). With scoped models it opens in
 // scoped mode and Tab switches between all and scoped.
 type Models struct {
-	th      dialog.Theme
-	keys    dialog.Keys
+	th      slot.Theme
+	keys    slot.Keys
 	all     []*llm.Model
 	scoped  []*llm.Model
 	current *llm.Model
 	scope   bool // showing the scoped list
-	search  dialog.Input
+	search  slot.Input
 	shown   []*llm.Model
-	list    dialog.List
+	list    slot.List
 	done    bool
 	onDone  func(m *llm.Model)
 }
 
 // NewModels builds the selector over the usable models (all) and the scoped ones (may be nil);
 // current is marked. filter pre-fills the search. onDone gets the chosen model, or nil on cancel.
-func NewModels(th dialog.Theme, keys dialog.Keys, all, scoped []*llm.Model, current *llm.Model, filter string, onDone func(m *llm.Model)) *Models {
+func NewModels(th slot.Theme, keys slot.Keys, all, scoped []*llm.Model, current *llm.Model, filter string, onDone func(m *llm.Model)) *Models {
 	s := &Models{th: th, keys: keys, all: sortModels(all, current), scoped: sortModels(scoped, current), current: current, scope: len(scoped) > 0, onDone: onDone}
 	s.list.Visible = 10
 	s.search.SetValue(filter)
@@ -70,7 +70,7 @@ func (s *Models) refilter() {
 	s.list.SetCursor(0)
 }
 
-// Done implements dialog.Slot.
+// Done implements slot.Dialog.
 func (s *Models) Done() bool { return s.done }
 
 // Cancel closes the selector without a choice.
@@ -93,13 +93,13 @@ func (s *Models) HandlePaste(text string) tea.Cmd {
 	return nil
 }
 
-// HandleKey implements dialog.Slot.
+// HandleKey implements slot.Dialog.
 func (s *Models) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case s.done:
-	case s.keys.Is(k, dialog.SelectCancel):
+	case s.keys.Is(k, slot.SelectCancel):
 		s.Cancel()
-	case s.keys.Is(k, dialog.SelectConfirm):
+	case s.keys.Is(k, slot.SelectConfirm):
 		if len(s.shown) > 0 {
 			s.finish(s.shown[s.list.Cursor()])
 		}
@@ -115,7 +115,7 @@ func (s *Models) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements dialog.Slot.
+// Render implements slot.Dialog.
 func (s *Models) Render(width int) []string {
 	th := s.th
 	var body []string
@@ -157,11 +157,11 @@ func (s *Models) Render(width int) []string {
 		}
 		body = append(body, "", th.Muted("  Model Name: "+name))
 	}
-	pairs := []string{"↑↓", "navigate", s.keys.Label(dialog.SelectConfirm), "select", s.keys.Label(dialog.SelectCancel), "cancel"}
+	pairs := []string{"↑↓", "navigate", s.keys.Label(slot.SelectConfirm), "select", s.keys.Label(slot.SelectCancel), "cancel"}
 	if len(s.scoped) > 0 {
 		pairs = append(pairs, "tab", "scope (all/scoped)")
 	}
-	return dialog.Fit(dialog.Frame(th, width, "Select model", body, dialog.Hint(th, pairs...)), width)
+	return slot.Fit(slot.Frame(th, width, "Select model", body, slot.Hint(th, pairs...)), width)
 }
 
 // ForkMessage is a user message /fork can start from.
@@ -172,16 +172,16 @@ type ForkMessage struct {
 // Fork is the /fork selector (tui.md §10.3): the session's user messages, newest pre-selected;
 // Enter picks one.
 type Fork struct {
-	th     dialog.Theme
-	keys   dialog.Keys
+	th     slot.Theme
+	keys   slot.Keys
 	msgs   []ForkMessage
-	list   dialog.List
+	list   slot.List
 	done   bool
 	onDone func(m *ForkMessage)
 }
 
 // NewFork builds the selector over msgs (append order); onDone gets the pick, nil on cancel.
-func NewFork(th dialog.Theme, keys dialog.Keys, msgs []ForkMessage, onDone func(m *ForkMessage)) *Fork {
+func NewFork(th slot.Theme, keys slot.Keys, msgs []ForkMessage, onDone func(m *ForkMessage)) *Fork {
 	f := &Fork{th: th, keys: keys, msgs: msgs, onDone: onDone}
 	f.list.Visible = 10
 	f.list.SetLen(len(msgs))
@@ -189,7 +189,7 @@ func NewFork(th dialog.Theme, keys dialog.Keys, msgs []ForkMessage, onDone func(
 	return f
 }
 
-// Done implements dialog.Slot.
+// Done implements slot.Dialog.
 func (f *Fork) Done() bool { return f.done }
 
 // Cancel closes the selector without a choice.
@@ -205,13 +205,13 @@ func (f *Fork) finish(m *ForkMessage) {
 	}
 }
 
-// HandleKey implements dialog.Slot.
+// HandleKey implements slot.Dialog.
 func (f *Fork) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case f.done:
-	case f.keys.Is(k, dialog.SelectCancel):
+	case f.keys.Is(k, slot.SelectCancel):
 		f.Cancel()
-	case f.keys.Is(k, dialog.SelectConfirm):
+	case f.keys.Is(k, slot.SelectConfirm):
 		if len(f.msgs) > 0 {
 			m := f.msgs[f.list.Cursor()]
 			f.finish(&m)
@@ -222,7 +222,7 @@ func (f *Fork) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements dialog.Slot.
+// Render implements slot.Dialog.
 func (f *Fork) Render(width int) []string {
 	th := f.th
 	var body []string
@@ -238,6 +238,6 @@ func (f *Fork) Render(width int) []string {
 	if p := f.list.Position(); p != "" {
 		body = append(body, th.Muted("  "+p))
 	}
-	hint := dialog.Hint(th, "↑↓", "navigate", f.keys.Label(dialog.SelectConfirm), "fork", f.keys.Label(dialog.SelectCancel), "cancel")
-	return dialog.Fit(dialog.Frame(th, width, "Fork from message", body, hint), width)
+	hint := slot.Hint(th, "↑↓", "navigate", f.keys.Label(slot.SelectConfirm), "fork", f.keys.Label(slot.SelectCancel), "cancel")
+	return slot.Fit(slot.Frame(th, width, "Fork from message", body, hint), width)
 }

@@ -9,13 +9,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/store"
 )
 
 var (
-	th   = dialog.Plain()
-	keys = dialog.DefaultKeys()
+	th   = slot.Plain()
+	keys = slot.DefaultKeys()
 )
 
 func ctrl(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Mod: tea.ModCtrl} }

@@ -10,7 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
 	"github.com/atomic-cli/atomic/store"
 )
@@ -33,8 +33,8 @@ type SessionsLoaded struct {
 // literal; re:<regex> case-insensitive), ctrl+s toggles Recent/Fuzzy order, ctrl+n named only,
 // ctrl+d deletes after an inline confirm. Enter opens the selected session.
 type Sessions struct {
-	th       dialog.Theme
-	keys     dialog.Keys
+	th       slot.Theme
+	keys     slot.Keys
 	local    []store.SessionInfo
 	all      []store.SessionInfo
 	loadAll  func() ([]store.SessionInfo, error)
@@ -44,9 +44,9 @@ type Sessions struct {
 	sortMode string
 	current  string
 	now      func() time.Time
-	search   dialog.Input
+	search   slot.Input
 	shown    []store.SessionInfo
-	list     dialog.List
+	list     slot.List
 	confirm  string // path pending deletion
 	errText  string
 	onDelete func(path string) error
@@ -58,7 +58,7 @@ type Sessions struct {
 // loadAll scans every session (called from a tea.Cmd when Tab first switches scope); current is
 // the live session's file (accent); onDelete removes a file (its error is shown); onDone gets the
 // pick, nil on cancel. now is the clock of the age column (nil: time.Now).
-func NewSessions(th dialog.Theme, keys dialog.Keys, local []store.SessionInfo, loadAll func() ([]store.SessionInfo, error), current string, now func() time.Time, onDelete func(string) error, onDone func(*store.SessionInfo)) *Sessions {
+func NewSessions(th slot.Theme, keys slot.Keys, local []store.SessionInfo, loadAll func() ([]store.SessionInfo, error), current string, now func() time.Time, onDelete func(string) error, onDone func(*store.SessionInfo)) *Sessions {
 	if now == nil {
 		now = time.Now
 	}
@@ -158,7 +158,7 @@ func sessionMatcher(q string) func(store.SessionInfo) (float64, bool) {
 	}
 }
 
-// Done implements dialog.Slot.
+// Done implements slot.Dialog.
 func (s *Sessions) Done() bool { return s.done }
 
 // Cancel closes the picker without a choice.
@@ -196,14 +196,14 @@ func (s *Sessions) HandlePaste(text string) tea.Cmd {
 	return nil
 }
 
-// HandleKey implements dialog.Slot.
+// HandleKey implements slot.Dialog.
 func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	if s.done {
 		return nil
 	}
 	if s.confirm != "" {
 		switch {
-		case s.keys.Is(k, dialog.SelectConfirm):
+		case s.keys.Is(k, slot.SelectConfirm):
 			path := s.confirm
 			s.confirm = ""
 			if s.onDelete != nil {
@@ -217,15 +217,15 @@ func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 			cur := s.list.Cursor()
 			s.refilter()
 			s.list.SetCursor(cur)
-		case s.keys.Is(k, dialog.SelectCancel):
+		case s.keys.Is(k, slot.SelectCancel):
 			s.confirm = ""
 		}
 		return nil
 	}
 	switch {
-	case s.keys.Is(k, dialog.SelectCancel):
+	case s.keys.Is(k, slot.SelectCancel):
 		s.Cancel()
-	case s.keys.Is(k, dialog.SelectConfirm):
+	case s.keys.Is(k, slot.SelectConfirm):
 		if len(s.shown) > 0 {
 			in := s.shown[s.list.Cursor()]
 			s.finish(&in)
@@ -300,7 +300,7 @@ func Age(now, t time.Time) string {
 	return fmt.Sprintf("%dy", int(d/(365*24*time.Hour)))
 }
 
-// Render implements dialog.Slot.
+// Render implements slot.Dialog.
 func (s *Sessions) Render(width int) []string {
 	th := s.th
 	title := "Resume Session (Current Folder)"
@@ -322,8 +322,8 @@ func (s *Sessions) Render(width int) []string {
 		head += strings.Repeat(" ", gap) + right
 	}
 	body := []string{head,
-		dialog.Hint(th, "tab", "scope", "re:<pattern>", "regex", `"phrase"`, "exact"),
-		dialog.Hint(th, s.keys.Label("app.session.toggleSort"), "sort", s.keys.Label("app.session.toggleNamedFilter"), "named", s.keys.Label("app.session.delete"), "delete"),
+		slot.Hint(th, "tab", "scope", "re:<pattern>", "regex", `"phrase"`, "exact"),
+		slot.Hint(th, s.keys.Label("app.session.toggleSort"), "sort", s.keys.Label("app.session.toggleNamedFilter"), "named", s.keys.Label("app.session.delete"), "delete"),
 		"> " + s.search.View(th, max(width-2, 1), s.confirm == "", ""), ""}
 	now := s.now()
 	from, to := s.list.Window()
@@ -377,13 +377,13 @@ func (s *Sessions) Render(width int) []string {
 		body = append(body, th.Muted("  "+p))
 	}
 	if s.confirm != "" {
-		body = append(body, "", th.Error("Delete session? ")+dialog.Hint(th, s.keys.Label(dialog.SelectConfirm), "confirm", s.keys.Label(dialog.SelectCancel), "cancel"))
+		body = append(body, "", th.Error("Delete session? ")+slot.Hint(th, s.keys.Label(slot.SelectConfirm), "confirm", s.keys.Label(slot.SelectCancel), "cancel"))
 	}
 	if s.errText != "" {
 		body = append(body, "", th.Error(s.errText))
 	}
-	return dialog.Fit(dialog.Frame(th, width, "", body, ""), width)
+	return slot.Fit(slot.Frame(th, width, "", body, ""), width)
 }
 
-// Bold is dialog.Bold.
-func Bold(s string) string { return dialog.Bold(s) }
+// Bold is slot.Bold.
+func Bold(s string) string { return slot.Bold(s) }

@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
 )
 
@@ -23,10 +23,10 @@ type Setting struct {
 // right; Enter/Space cycle the selected one and apply it at once through onChange (which returns
 // the value actually in effect, or an error shown under the list); Escape closes.
 type Settings struct {
-	th       dialog.Theme
-	keys     dialog.Keys
+	th       slot.Theme
+	keys     slot.Keys
 	items    []Setting
-	list     dialog.List
+	list     slot.List
 	errText  string
 	onChange func(id, value string) (string, error)
 	onClose  func()
@@ -34,14 +34,14 @@ type Settings struct {
 }
 
 // NewSettings builds the list; onClose is called once when it closes.
-func NewSettings(th dialog.Theme, keys dialog.Keys, items []Setting, onChange func(id, value string) (string, error), onClose func()) *Settings {
+func NewSettings(th slot.Theme, keys slot.Keys, items []Setting, onChange func(id, value string) (string, error), onClose func()) *Settings {
 	s := &Settings{th: th, keys: keys, items: items, onChange: onChange, onClose: onClose}
 	s.list.Visible = 12
 	s.list.SetLen(len(items))
 	return s
 }
 
-// Done implements dialog.Slot.
+// Done implements slot.Dialog.
 func (s *Settings) Done() bool { return s.done }
 
 // Cancel closes the list.
@@ -54,13 +54,13 @@ func (s *Settings) Cancel() {
 	}
 }
 
-// HandleKey implements dialog.Slot.
+// HandleKey implements slot.Dialog.
 func (s *Settings) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case s.done:
-	case s.keys.Is(k, dialog.SelectCancel):
+	case s.keys.Is(k, slot.SelectCancel):
 		s.Cancel()
-	case s.keys.Is(k, dialog.SelectConfirm) || k.String() == "space":
+	case s.keys.Is(k, slot.SelectConfirm) || k.String() == "space":
 		if len(s.items) == 0 {
 			return nil
 		}
@@ -87,7 +87,7 @@ func (s *Settings) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements dialog.Slot.
+// Render implements slot.Dialog.
 func (s *Settings) Render(width int) []string {
 	th := s.th
 	labelW := 0
@@ -114,8 +114,8 @@ func (s *Settings) Render(width int) []string {
 	if s.errText != "" {
 		body = append(body, "", th.Error(s.errText))
 	}
-	hint := dialog.Hint(th, "↑↓", "navigate", s.keys.Label(dialog.SelectConfirm)+"/space", "change", s.keys.Label(dialog.SelectCancel), "close")
-	return dialog.Fit(dialog.Frame(th, width, "Settings", body, hint), width)
+	hint := slot.Hint(th, "↑↓", "navigate", s.keys.Label(slot.SelectConfirm)+"/space", "change", s.keys.Label(slot.SelectCancel), "close")
+	return slot.Fit(slot.Frame(th, width, "Settings", body, hint), width)
 }
 
 // ScopedModels is /scoped-models (tui.md §10.4): every usable model with ✓ on the enabled ones;
@@ -123,13 +123,13 @@ func (s *Settings) Render(width int) []string {
 // reorder enabled models, ctrl+s saves. Every change applies at once through onChange; onSave
 // persists; Escape closes.
 type ScopedModels struct {
-	th       dialog.Theme
-	keys     dialog.Keys
+	th       slot.Theme
+	keys     slot.Keys
 	models   []*llm.Model
 	enabled  []*llm.Model // in cycle order
-	search   dialog.Input
+	search   slot.Input
 	shown    []*llm.Model
-	list     dialog.List
+	list     slot.List
 	dirty    bool
 	status   string
 	onChange func(enabled []*llm.Model)
@@ -138,7 +138,7 @@ type ScopedModels struct {
 }
 
 // NewScopedModels builds the list over models with enabled switched on (nil or empty: none).
-func NewScopedModels(th dialog.Theme, keys dialog.Keys, models, enabled []*llm.Model, onChange func([]*llm.Model), onSave func([]*llm.Model) error) *ScopedModels {
+func NewScopedModels(th slot.Theme, keys slot.Keys, models, enabled []*llm.Model, onChange func([]*llm.Model), onSave func([]*llm.Model) error) *ScopedModels {
 	s := &ScopedModels{th: th, keys: keys, models: models, enabled: append([]*llm.Model(nil), enabled...), onChange: onChange, onSave: onSave}
 	s.list.Visible = 10
 	s.refilter()
@@ -167,13 +167,13 @@ func (s *ScopedModels) changed() {
 	}
 }
 
-// Done implements dialog.Slot.
+// Done implements slot.Dialog.
 func (s *ScopedModels) Done() bool { return s.done }
 
 // Cancel closes the list (changes stay applied to the session).
 func (s *ScopedModels) Cancel() { s.done = true }
 
-// HandleKey implements dialog.Slot.
+// HandleKey implements slot.Dialog.
 func (s *ScopedModels) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	if s.done {
 		return nil
@@ -183,9 +183,9 @@ func (s *ScopedModels) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 		cur = s.shown[s.list.Cursor()]
 	}
 	switch {
-	case s.keys.Is(k, dialog.SelectCancel):
+	case s.keys.Is(k, slot.SelectCancel):
 		s.Cancel()
-	case s.keys.Is(k, dialog.SelectConfirm):
+	case s.keys.Is(k, slot.SelectConfirm):
 		if cur == nil {
 			return nil
 		}
@@ -240,7 +240,7 @@ func (s *ScopedModels) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements dialog.Slot.
+// Render implements slot.Dialog.
 func (s *ScopedModels) Render(width int) []string {
 	th := s.th
 	body := []string{"> " + s.search.View(th, max(width-2, 1), true, ""), ""}
@@ -266,7 +266,7 @@ func (s *ScopedModels) Render(width int) []string {
 	if len(s.enabled) == 0 {
 		count = "all enabled"
 	}
-	footer := dialog.Hint(th, s.keys.Label(dialog.SelectConfirm), "Toggle", s.keys.Label("app.models.enableAll"), "All",
+	footer := slot.Hint(th, s.keys.Label(slot.SelectConfirm), "Toggle", s.keys.Label("app.models.enableAll"), "All",
 		s.keys.Label("app.models.clearAll"), "Clear", s.keys.Label("app.models.reorderUp")+"/"+s.keys.Label("app.models.reorderDown"), "Reorder",
 		s.keys.Label("app.models.save"), "Save") + "  " + th.Muted(count)
 	if s.dirty {
@@ -275,5 +275,5 @@ func (s *ScopedModels) Render(width int) []string {
 	if s.status != "" {
 		body = append(body, "", th.Muted(s.status))
 	}
-	return dialog.Fit(dialog.Frame(th, width, "Scoped models (Ctrl+P cycling)", body, footer), width)
+	return slot.Fit(slot.Frame(th, width, "Scoped models (Ctrl+P cycling)", body, footer), width)
 }

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
 	"github.com/atomic-cli/atomic/store"
 )
@@ -28,15 +28,15 @@ var filterCycle = []string{FilterDefault, FilterNoTools, FilterUserOnly, FilterL
 // the active path and "← active" the current leaf; labels show as [label]. Typing filters by
 // text, ctrl+d/t/u/l/a pick a filter mode and ctrl+o cycles them. Enter picks an entry.
 type Tree struct {
-	th      dialog.Theme
-	keys    dialog.Keys
+	th      slot.Theme
+	keys    slot.Keys
 	roots   []*store.TreeNode
 	leaf    string
 	active  map[string]bool
 	filter  string
-	search  dialog.Input
+	search  slot.Input
 	rows    []treeRow
-	list    dialog.List
+	list    slot.List
 	height  int
 	done    bool
 	onDone  func(e *store.Entry)
@@ -51,7 +51,7 @@ type treeRow struct {
 // NewTree builds the navigator over roots (store.Session.Tree) with leaf the current leaf id;
 // rows is the terminal height (the list takes max(5, rows/2) lines). onDone gets the chosen
 // entry, nil on cancel.
-func NewTree(th dialog.Theme, keys dialog.Keys, roots []*store.TreeNode, leaf string, rows int, onDone func(e *store.Entry)) *Tree {
+func NewTree(th slot.Theme, keys slot.Keys, roots []*store.TreeNode, leaf string, rows int, onDone func(e *store.Entry)) *Tree {
 	t := &Tree{th: th, keys: keys, roots: roots, leaf: leaf, active: map[string]bool{}, filter: FilterDefault, onDone: onDone}
 	t.height = max(5, rows/2)
 	t.list.Visible = t.height
@@ -143,7 +143,7 @@ func (t *Tree) rebuild() {
 	t.list.SetLen(len(t.rows))
 }
 
-// Done implements dialog.Slot.
+// Done implements slot.Dialog.
 func (t *Tree) Done() bool { return t.done }
 
 // Cancel closes the navigator without a choice.
@@ -192,13 +192,13 @@ func (t *Tree) HandlePaste(text string) tea.Cmd {
 	return nil
 }
 
-// HandleKey implements dialog.Slot.
+// HandleKey implements slot.Dialog.
 func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case t.done:
-	case t.keys.Is(k, dialog.SelectCancel):
+	case t.keys.Is(k, slot.SelectCancel):
 		t.Cancel()
-	case t.keys.Is(k, dialog.SelectConfirm):
+	case t.keys.Is(k, slot.SelectConfirm):
 		if len(t.rows) > 0 {
 			t.finish(t.rows[t.list.Cursor()].node.Entry)
 		}
@@ -228,7 +228,7 @@ func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 		if k.String() == "right" {
 			page = tea.KeyPressMsg{Code: tea.KeyPgDown}
 		}
-		t.list.Move(page, dialog.DefaultKeys())
+		t.list.Move(page, slot.DefaultKeys())
 	case t.list.Move(k, t.keys):
 	default:
 		id := t.selectedID()
@@ -240,7 +240,7 @@ func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements dialog.Slot: the window keeps the selection near its middle.
+// Render implements slot.Dialog: the window keeps the selection near its middle.
 func (t *Tree) Render(width int) []string {
 	th := t.th
 	var body []string
@@ -273,9 +273,9 @@ func (t *Tree) Render(width int) []string {
 	}
 	body = append(body, "", th.Muted(fmt.Sprintf("Filter: %s  (%d/%d)", t.filter, min(t.list.Cursor()+1, n), n)),
 		th.Muted("Type to search: ")+t.search.Value())
-	hint := dialog.Hint(th, "↑↓", "move", "←→", "page", t.keys.Label(dialog.SelectConfirm), "select", t.keys.Label(dialog.SelectCancel), "cancel",
+	hint := slot.Hint(th, "↑↓", "move", "←→", "page", t.keys.Label(slot.SelectConfirm), "select", t.keys.Label(slot.SelectCancel), "cancel",
 		t.keys.Label("app.tree.filter.cycleForward"), "filter")
-	return dialog.Fit(dialog.Frame(th, width, "Session tree", body, hint), width)
+	return slot.Fit(slot.Frame(th, width, "Session tree", body, hint), width)
 }
 
 func (t *Tree) styledText(e *store.Entry) string {

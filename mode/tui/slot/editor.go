@@ -1,4 +1,4 @@
-package dialog
+package slot
 
 import (
 	"strings"
@@ -33,7 +33,7 @@ func NewTextEditor(th Theme, keys Keys, title, prefill string, onDone func(text 
 	return e
 }
 
-// Done implements Slot.
+// Done implements Dialog.
 func (e *TextEditor) Done() bool { return e.done }
 
 // Value is the text, lines joined with "\n".
@@ -80,7 +80,7 @@ func (e *TextEditor) HandlePaste(text string) tea.Cmd {
 	return nil
 }
 
-// HandleKey implements Slot.
+// HandleKey implements Dialog.
 func (e *TextEditor) HandleKey(m tea.KeyPressMsg) tea.Cmd {
 	if e.done {
 		return nil
@@ -123,7 +123,7 @@ func (e *TextEditor) HandleKey(m tea.KeyPressMsg) tea.Cmd {
 // MaxLines bounds the text lines shown (0: all); the view scrolls to the cursor line.
 func (e *TextEditor) SetMaxLines(n int) { e.maxLines = n }
 
-// Render implements Slot.
+// Render implements Dialog.
 func (e *TextEditor) Render(width int) []string {
 	from, to := 0, len(e.lines)
 	if room := e.maxLines; room > 0 && to > room {

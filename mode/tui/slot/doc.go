@@ -1,8 +1,8 @@
-// Package dialog holds the components that take the interactive mode's editor slot (tui.md §0,
+// Package slot holds the components that take the interactive mode's editor slot (tui.md §0,
 // §7.2): the extension dialogs (select, confirm, input, editor, with the timeout countdown), the
 // single-line input and the scrolling list the selectors are built from, and the frame they share.
 //
-// Every component implements Slot and owns its state. It is driven only by the Bubble Tea loop
+// Every component implements Dialog and owns its state. It is driven only by the Bubble Tea loop
 // (Update and View are called on the UI goroutine); results leave through the callback given to
 // its constructor, called exactly once on that goroutine, and must not block. Extension
 // goroutines never touch a component: package extui turns their calls into messages.
@@ -10,4 +10,4 @@
 // Colours come from Theme, a small set of lipgloss styles the root maps from the active theme
 // (Plain gives uncoloured output for golden tests). dialog imports only Bubble Tea, lipgloss and
 // charmbracelet/x/ansi, and nothing of ours but mode/tui/fuzzy.
-package dialog
+package slot

@@ -1,4 +1,4 @@
-package dialog
+package slot
 
 // Theme colours the slot components by token name (tui.md §5.1): Fg wraps s in the foreground
 // of token, Bg in the background. The root passes the active theme's Fg and Bg; nil functions

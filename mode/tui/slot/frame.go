@@ -1,4 +1,4 @@
-package dialog
+package slot
 
 import (
 	"strings"
@@ -7,12 +7,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Slot is a component shown in the editor slot in place of the editor (tui.md §0), the shape of
+// Dialog is a component shown in the editor slot in place of the editor (tui.md §0), the shape of
 // mode/tui/component.Dialog: Render turns a width into lines of at most width cells; HandleKey
 // gets every key press while shown (Escape and Ctrl+C included); Done reports that the result
 // was delivered and the editor can come back. Slots that run timers also implement Update, those
 // that take pastes HandlePaste, those an extension can dismiss Cancel.
-type Slot interface {
+type Dialog interface {
 	Render(width int) []string
 	HandleKey(k tea.KeyPressMsg) tea.Cmd
 	Done() bool

@@ -1,4 +1,4 @@
-package dialog
+package slot
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ func NewSelect(th Theme, keys Keys, title string, options []string, timeout time
 // Init returns the countdown's first tick (nil when untimed).
 func (s *Select) Init() tea.Cmd { return s.cd.start() }
 
-// Done implements Slot.
+// Done implements Dialog.
 func (s *Select) Done() bool { return s.done }
 
 // Cancel closes the dialog with no choice (abort, ctx end); a no-op once done.
@@ -109,7 +109,7 @@ func (s *Select) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// HandleKey implements Slot: up/down (also k/j), page keys, enter, esc/ctrl+c.
+// HandleKey implements Dialog: up/down (also k/j), page keys, enter, esc/ctrl+c.
 func (s *Select) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	if s.done {
 		return nil
@@ -130,7 +130,7 @@ func (s *Select) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements Slot.
+// Render implements Dialog.
 func (s *Select) Render(width int) []string {
 	var body []string
 	for i, o := range s.options {
@@ -179,7 +179,7 @@ func NewPrompt(th Theme, keys Keys, title, placeholder string, timeout time.Dura
 // Init returns the countdown's first tick.
 func (p *Prompt) Init() tea.Cmd { return p.cd.start() }
 
-// Done implements Slot.
+// Done implements Dialog.
 func (p *Prompt) Done() bool { return p.done }
 
 // SetValue prefills the input.
@@ -215,7 +215,7 @@ func (p *Prompt) HandlePaste(text string) tea.Cmd {
 	return nil
 }
 
-// HandleKey implements Slot.
+// HandleKey implements Dialog.
 func (p *Prompt) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	if p.done {
 		return nil
@@ -231,7 +231,7 @@ func (p *Prompt) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// Render implements Slot.
+// Render implements Dialog.
 func (p *Prompt) Render(width int) []string {
 	body := []string{p.in.View(p.th, width, true, p.placeholder)}
 	hint := Hint(p.th, p.keys.Label(SelectConfirm), "submit", p.keys.Label(SelectCancel), "cancel")

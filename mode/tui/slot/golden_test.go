@@ -1,4 +1,4 @@
-package dialog
+package slot
 
 import (
 	"flag"
@@ -58,14 +58,14 @@ func key(s string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r, Text: s}
 }
 
-func typeText(s Slot, text string) {
+func typeText(s Dialog, text string) {
 	for _, r := range text {
 		s.HandleKey(key(string(r)))
 	}
 }
 
 // view renders s at width as one string.
-func view(s Slot, width int) string { return strings.Join(s.Render(width), "\n") }
+func view(s Dialog, width int) string { return strings.Join(s.Render(width), "\n") }
 
 // checkWidth fails when a rendered line is wider than width (the width contract, tui.md §8.1).
 func checkWidth(t *testing.T, view string, width int) {

@@ -148,13 +148,14 @@ type ModelCycle struct {
 	IsScoped      bool       `json:"isScoped"`
 }
 
-// CycleModel switches to the next (direction "forward" or "") or previous ("backward") usable
-// model, as pi's cycleModel without scoped models; nil when fewer than two models are usable.
+// CycleModel switches to the next (direction "forward" or "") or previous ("backward") model of
+// the runtime's scoped models (Runtime.SetScopedModels), or of the usable models when none are
+// scoped, as pi's cycleModel; nil when fewer than two models are in the list.
 func (s *Session) CycleModel(direction string) (*ModelCycle, error) {
 	if direction != "" && direction != "forward" && direction != "backward" {
 		return nil, fmt.Errorf("invalid direction %q: use \"forward\" or \"backward\"", direction)
 	}
-	models := s.UsableModels()
+	models, scoped := s.cycleModels()
 	if len(models) < 2 {
 		return nil, nil
 	}
@@ -174,7 +175,7 @@ func (s *Session) CycleModel(direction string) (*ModelCycle, error) {
 	if err := s.setModel(models[idx], "cycle"); err != nil {
 		return nil, err
 	}
-	return &ModelCycle{Model: models[idx], ThinkingLevel: s.ThinkingLevel()}, nil
+	return &ModelCycle{Model: models[idx], ThinkingLevel: s.ThinkingLevel(), IsScoped: scoped}, nil
 }
 
 // ForkMessage is a user message a fork can start from (get_fork_messages).

@@ -19,11 +19,12 @@ import (
 // factories → session_start{reason, previousSessionFile} → resources_discover → withSession.
 // Front-ends subscribe to the Runtime, so they follow the replacement. Safe for concurrent use.
 type Runtime struct {
-	mu       sync.Mutex // guards cur, subs, shutdown
+	mu       sync.Mutex // guards cur, subs, shutdown, scoped
 	cur      *Session
 	base     Options
 	subs     []*func(agent.Event)
 	shutdown bool
+	scoped   []*llm.Model // scoped.go
 }
 
 // NewRuntime builds the first Session from o and starts it (session_start{startup},

@@ -106,23 +106,24 @@ func (h *Host) build(m DialogMsg) (slot.Dialog, tea.Cmd) {
 	}
 	switch m.Kind {
 	case KindConfirm:
-		d := slot.NewConfirm(h.th, h.keys, m.Title, m.Message, m.Timeout, func(yes bool) { answer(Answer{OK: true, Confirm: yes}) })
+		d := slot.NewConfirm(h.th, h.keys, m.Title, m.Message, m.Timeout, func(yes bool) tea.Cmd { answer(Answer{OK: true, Confirm: yes}); return nil })
 		return d, d.Init()
 	case KindInput:
-		d := slot.NewPrompt(h.th, h.keys, m.Title, m.Placeholder, m.Timeout, func(s string, ok bool) { answer(Answer{OK: ok, Text: s}) })
+		d := slot.NewPrompt(h.th, h.keys, m.Title, m.Placeholder, m.Timeout, func(s string, ok bool) tea.Cmd { answer(Answer{OK: ok, Text: s}); return nil })
 		return d, d.Init()
 	case KindEditor:
-		d := slot.NewTextEditor(h.th, h.keys, m.Title, m.Prefill, func(s string, ok bool) { answer(Answer{OK: ok, Text: s}) })
+		d := slot.NewTextEditor(h.th, h.keys, m.Title, m.Prefill, func(s string, ok bool) tea.Cmd { answer(Answer{OK: ok, Text: s}); return nil })
 		d.SetMaxLines(12)
 		return d, nil
 	default:
 		opts := m.Options
-		d := slot.NewSelect(h.th, h.keys, m.Title, opts, m.Timeout, func(i int, ok bool) {
+		d := slot.NewSelect(h.th, h.keys, m.Title, opts, m.Timeout, func(i int, ok bool) tea.Cmd {
 			if ok && i < len(opts) {
 				answer(Answer{OK: true, Text: opts[i]})
 			} else {
 				answer(Answer{})
 			}
+			return nil
 		})
 		return d, d.Init()
 	}

@@ -26,12 +26,12 @@ type Models struct {
 	shown   []*llm.Model
 	list    slot.List
 	done    bool
-	onDone  func(m *llm.Model)
+	onDone  func(m *llm.Model) tea.Cmd
 }
 
 // NewModels builds the selector over the usable models (all) and the scoped ones (may be nil);
 // current is marked. filter pre-fills the search. onDone gets the chosen model, or nil on cancel.
-func NewModels(th slot.Theme, keys slot.Keys, all, scoped []*llm.Model, current *llm.Model, filter string, onDone func(m *llm.Model)) *Models {
+func NewModels(th slot.Theme, keys slot.Keys, all, scoped []*llm.Model, current *llm.Model, filter string, onDone func(m *llm.Model) tea.Cmd) *Models {
 	s := &Models{th: th, keys: keys, all: sortModels(all, current), scoped: sortModels(scoped, current), current: current, scope: len(scoped) > 0, onDone: onDone}
 	s.list.Visible = 10
 	s.search.SetValue(filter)
@@ -76,14 +76,15 @@ func (s *Models) Done() bool { return s.done }
 // Cancel closes the selector without a choice.
 func (s *Models) Cancel() { s.finish(nil) }
 
-func (s *Models) finish(m *llm.Model) {
+func (s *Models) finish(m *llm.Model) tea.Cmd {
 	if s.done {
-		return
+		return nil
 	}
 	s.done = true
 	if s.onDone != nil {
-		s.onDone(m)
+		return s.onDone(m)
 	}
+	return nil
 }
 
 // HandlePaste types into the search.
@@ -101,7 +102,7 @@ func (s *Models) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 		s.Cancel()
 	case s.keys.Is(k, slot.SelectConfirm):
 		if len(s.shown) > 0 {
-			s.finish(s.shown[s.list.Cursor()])
+			return s.finish(s.shown[s.list.Cursor()])
 		}
 	case k.String() == "tab" && len(s.scoped) > 0:
 		s.scope = !s.scope
@@ -177,11 +178,11 @@ type Fork struct {
 	msgs   []ForkMessage
 	list   slot.List
 	done   bool
-	onDone func(m *ForkMessage)
+	onDone func(m *ForkMessage) tea.Cmd
 }
 
 // NewFork builds the selector over msgs (append order); onDone gets the pick, nil on cancel.
-func NewFork(th slot.Theme, keys slot.Keys, msgs []ForkMessage, onDone func(m *ForkMessage)) *Fork {
+func NewFork(th slot.Theme, keys slot.Keys, msgs []ForkMessage, onDone func(m *ForkMessage) tea.Cmd) *Fork {
 	f := &Fork{th: th, keys: keys, msgs: msgs, onDone: onDone}
 	f.list.Visible = 10
 	f.list.SetLen(len(msgs))
@@ -195,14 +196,15 @@ func (f *Fork) Done() bool { return f.done }
 // Cancel closes the selector without a choice.
 func (f *Fork) Cancel() { f.finish(nil) }
 
-func (f *Fork) finish(m *ForkMessage) {
+func (f *Fork) finish(m *ForkMessage) tea.Cmd {
 	if f.done {
-		return
+		return nil
 	}
 	f.done = true
 	if f.onDone != nil {
-		f.onDone(m)
+		return f.onDone(m)
 	}
+	return nil
 }
 
 // HandleKey implements slot.Dialog.
@@ -214,7 +216,7 @@ func (f *Fork) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	case f.keys.Is(k, slot.SelectConfirm):
 		if len(f.msgs) > 0 {
 			m := f.msgs[f.list.Cursor()]
-			f.finish(&m)
+			return f.finish(&m)
 		}
 	default:
 		f.list.Move(k, f.keys)

@@ -32,7 +32,7 @@ func testModels() []*llm.Model {
 func TestModelsSearchAndPick(t *testing.T) {
 	ms := testModels()
 	var got *llm.Model
-	s := NewModels(th, keys, ms, nil, ms[1], "", func(m *llm.Model) { got = m })
+	s := NewModels(th, keys, ms, nil, ms[1], "", func(m *llm.Model) tea.Cmd { got = m; return nil })
 	golden(t, "models_80", view(s, 80))
 	typeText(s, "mini")
 	golden(t, "models_filtered_80", view(s, 80))
@@ -45,7 +45,7 @@ func TestModelsSearchAndPick(t *testing.T) {
 func TestModelsScopedTab(t *testing.T) {
 	ms := testModels()
 	var got *llm.Model
-	s := NewModels(th, keys, ms, ms[2:], ms[1], "", func(m *llm.Model) { got = m })
+	s := NewModels(th, keys, ms, ms[2:], ms[1], "", func(m *llm.Model) tea.Cmd { got = m; return nil })
 	golden(t, "models_scoped_60", view(s, 60))
 	s.HandleKey(tea.KeyPressMsg{Code: tea.KeyTab})
 	s.HandleKey(key("down"))
@@ -99,7 +99,7 @@ func treeStore(t *testing.T) (*store.Session, map[string]string) {
 func TestTreeRendersBranchesAndPicks(t *testing.T) {
 	st, ids := treeStore(t)
 	var got *store.Entry
-	tr := NewTree(th, keys, st.Tree(), st.LeafID(), 30, func(e *store.Entry) { got = e })
+	tr := NewTree(th, keys, st.Tree(), st.LeafID(), 30, func(e *store.Entry) tea.Cmd { got = e; return nil })
 	golden(t, "tree_80x30", view(tr, 80))
 	// The leaf is selected; two up is the branch point's first child u2 (old branch order: u2 subtree first).
 	tr.HandleKey(key("up"))
@@ -146,7 +146,7 @@ func TestSessionsPickerSearchDeleteOpen(t *testing.T) {
 	var deleted string
 	var got *store.SessionInfo
 	s := NewSessions(th, keys, testInfos(now), nil, "/s/3.jsonl", func() time.Time { return now },
-		func(p string) error { deleted = p; return nil }, func(in *store.SessionInfo) { got = in })
+		func(p string) error { deleted = p; return nil }, func(in *store.SessionInfo) tea.Cmd { got = in; return nil })
 	golden(t, "sessions_80", view(s, 80))
 	s.HandleKey(key("down"))
 	s.HandleKey(key("down"))
@@ -217,7 +217,7 @@ func TestSessionsTabLoadsAll(t *testing.T) {
 
 func TestForkNewestPreselected(t *testing.T) {
 	var got *ForkMessage
-	f := NewFork(th, keys, []ForkMessage{{"e1", "first"}, {"e2", "second\nline"}, {"e3", "third"}}, func(m *ForkMessage) { got = m })
+	f := NewFork(th, keys, []ForkMessage{{"e1", "first"}, {"e2", "second\nline"}, {"e3", "third"}}, func(m *ForkMessage) tea.Cmd { got = m; return nil })
 	golden(t, "fork_60", view(f, 60))
 	f.HandleKey(key("up"))
 	f.HandleKey(key("enter"))
@@ -231,12 +231,12 @@ func TestSettingsCycle(t *testing.T) {
 	s := NewSettings(th, keys, []Setting{
 		{ID: "autoCompact", Label: "Auto-compact", Values: []string{"true", "false"}, Value: "true", Description: "Compact when the context nears the window"},
 		{ID: "thinking", Label: "Thinking level", Values: []string{"off", "low", "high"}, Value: "low"},
-	}, func(id, v string) (string, error) {
+	}, func(id, v string) (string, tea.Cmd, error) {
 		changes = append(changes, id+"="+v)
 		if v == "off" {
-			return "", errors.New("model has no thinking")
+			return "", nil, errors.New("model has no thinking")
 		}
-		return v, nil
+		return v, nil, nil
 	}, nil)
 	s.HandleKey(key("enter"))
 	s.HandleKey(key("down"))

@@ -50,7 +50,7 @@ type Sessions struct {
 	confirm  string // path pending deletion
 	errText  string
 	onDelete func(path string) error
-	onDone   func(info *store.SessionInfo)
+	onDone   func(info *store.SessionInfo) tea.Cmd
 	done     bool
 }
 
@@ -58,7 +58,7 @@ type Sessions struct {
 // loadAll scans every session (called from a tea.Cmd when Tab first switches scope); current is
 // the live session's file (accent); onDelete removes a file (its error is shown); onDone gets the
 // pick, nil on cancel. now is the clock of the age column (nil: time.Now).
-func NewSessions(th slot.Theme, keys slot.Keys, local []store.SessionInfo, loadAll func() ([]store.SessionInfo, error), current string, now func() time.Time, onDelete func(string) error, onDone func(*store.SessionInfo)) *Sessions {
+func NewSessions(th slot.Theme, keys slot.Keys, local []store.SessionInfo, loadAll func() ([]store.SessionInfo, error), current string, now func() time.Time, onDelete func(string) error, onDone func(*store.SessionInfo) tea.Cmd) *Sessions {
 	if now == nil {
 		now = time.Now
 	}
@@ -164,14 +164,15 @@ func (s *Sessions) Done() bool { return s.done }
 // Cancel closes the picker without a choice.
 func (s *Sessions) Cancel() { s.finish(nil) }
 
-func (s *Sessions) finish(in *store.SessionInfo) {
+func (s *Sessions) finish(in *store.SessionInfo) tea.Cmd {
 	if s.done {
-		return
+		return nil
 	}
 	s.done = true
 	if s.onDone != nil {
-		s.onDone(in)
+		return s.onDone(in)
 	}
+	return nil
 }
 
 // Update takes the answer of the all-sessions scan.
@@ -228,7 +229,7 @@ func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	case s.keys.Is(k, slot.SelectConfirm):
 		if len(s.shown) > 0 {
 			in := s.shown[s.list.Cursor()]
-			s.finish(&in)
+			return s.finish(&in)
 		}
 	case k.String() == "tab":
 		s.allScope = !s.allScope

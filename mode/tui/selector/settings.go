@@ -21,20 +21,21 @@ type Setting struct {
 
 // Settings is the /settings list (tui.md §10.5): one row per setting with its value on the
 // right; Enter/Space cycle the selected one and apply it at once through onChange (which returns
-// the value actually in effect, or an error shown under the list); Escape closes.
+// the value now in effect and a command for slow work, or an error shown under the list);
+// Escape closes.
 type Settings struct {
 	th       slot.Theme
 	keys     slot.Keys
 	items    []Setting
 	list     slot.List
 	errText  string
-	onChange func(id, value string) (string, error)
+	onChange func(id, value string) (string, tea.Cmd, error)
 	onClose  func()
 	done     bool
 }
 
 // NewSettings builds the list; onClose is called once when it closes.
-func NewSettings(th slot.Theme, keys slot.Keys, items []Setting, onChange func(id, value string) (string, error), onClose func()) *Settings {
+func NewSettings(th slot.Theme, keys slot.Keys, items []Setting, onChange func(id, value string) (string, tea.Cmd, error), onClose func()) *Settings {
 	s := &Settings{th: th, keys: keys, items: items, onChange: onChange, onClose: onClose}
 	s.list.Visible = 12
 	s.list.SetLen(len(items))
@@ -72,15 +73,17 @@ func (s *Settings) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 			}
 		}
 		s.errText = ""
+		var cmd tea.Cmd
 		if s.onChange != nil {
-			v, err := s.onChange(it.ID, next)
+			v, c, err := s.onChange(it.ID, next)
 			if err != nil {
 				s.errText = err.Error()
 				return nil
 			}
-			next = v
+			next, cmd = v, c
 		}
 		it.Value = next
+		return cmd
 	default:
 		s.list.Move(k, s.keys)
 	}

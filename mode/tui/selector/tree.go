@@ -39,7 +39,7 @@ type Tree struct {
 	list    slot.List
 	height  int
 	done    bool
-	onDone  func(e *store.Entry)
+	onDone  func(e *store.Entry) tea.Cmd
 	entries int
 }
 
@@ -51,7 +51,7 @@ type treeRow struct {
 // NewTree builds the navigator over roots (store.Session.Tree) with leaf the current leaf id;
 // rows is the terminal height (the list takes max(5, rows/2) lines). onDone gets the chosen
 // entry, nil on cancel.
-func NewTree(th slot.Theme, keys slot.Keys, roots []*store.TreeNode, leaf string, rows int, onDone func(e *store.Entry)) *Tree {
+func NewTree(th slot.Theme, keys slot.Keys, roots []*store.TreeNode, leaf string, rows int, onDone func(e *store.Entry) tea.Cmd) *Tree {
 	t := &Tree{th: th, keys: keys, roots: roots, leaf: leaf, active: map[string]bool{}, filter: FilterDefault, onDone: onDone}
 	t.height = max(5, rows/2)
 	t.list.Visible = t.height
@@ -149,14 +149,15 @@ func (t *Tree) Done() bool { return t.done }
 // Cancel closes the navigator without a choice.
 func (t *Tree) Cancel() { t.finish(nil) }
 
-func (t *Tree) finish(e *store.Entry) {
+func (t *Tree) finish(e *store.Entry) tea.Cmd {
 	if t.done {
-		return
+		return nil
 	}
 	t.done = true
 	if t.onDone != nil {
-		t.onDone(e)
+		return t.onDone(e)
 	}
+	return nil
 }
 
 func (t *Tree) setFilter(f string) {
@@ -200,7 +201,7 @@ func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 		t.Cancel()
 	case t.keys.Is(k, slot.SelectConfirm):
 		if len(t.rows) > 0 {
-			t.finish(t.rows[t.list.Cursor()].node.Entry)
+			return t.finish(t.rows[t.list.Cursor()].node.Entry)
 		}
 	case t.keys.Is(k, "app.tree.filter.default"):
 		t.setFilter(FilterDefault)

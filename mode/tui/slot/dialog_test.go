@@ -3,12 +3,14 @@ package slot
 import (
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 func TestSelectArrowsAndEnter(t *testing.T) {
 	var got int = -1
 	var gotOK bool
-	s := NewSelect(Plain(), DefaultKeys(), "Pick a colour", []string{"red", "green", "blue"}, 0, func(i int, ok bool) { got, gotOK = i, ok })
+	s := NewSelect(Plain(), DefaultKeys(), "Pick a colour", []string{"red", "green", "blue"}, 0, func(i int, ok bool) tea.Cmd { got, gotOK = i, ok; return nil })
 	golden(t, "select_initial_40", view(s, 40))
 	s.HandleKey(key("down"))
 	s.HandleKey(key("down"))
@@ -24,11 +26,12 @@ func TestSelectArrowsAndEnter(t *testing.T) {
 
 func TestSelectEscapeCancels(t *testing.T) {
 	calls := 0
-	s := NewSelect(Plain(), DefaultKeys(), "t", []string{"a"}, 0, func(i int, ok bool) {
+	s := NewSelect(Plain(), DefaultKeys(), "t", []string{"a"}, 0, func(i int, ok bool) tea.Cmd {
 		calls++
 		if ok {
 			t.Errorf("escape gave a choice %d", i)
 		}
+		return nil
 	})
 	s.HandleKey(key("esc"))
 	s.Cancel()
@@ -40,7 +43,7 @@ func TestSelectEscapeCancels(t *testing.T) {
 func TestConfirmCountdownExpires(t *testing.T) {
 	answered := false
 	var yes bool
-	c := NewConfirm(Plain(), DefaultKeys(), "Delete?", "This removes 3 files", 2500*time.Millisecond, func(y bool) { answered, yes = true, y })
+	c := NewConfirm(Plain(), DefaultKeys(), "Delete?", "This removes 3 files", 2500*time.Millisecond, func(y bool) tea.Cmd { answered, yes = true, y; return nil })
 	if c.Init() == nil {
 		t.Fatal("a timed dialog must start its countdown")
 	}
@@ -66,7 +69,7 @@ func TestConfirmCountdownExpires(t *testing.T) {
 
 func TestConfirmYes(t *testing.T) {
 	var yes bool
-	c := NewConfirm(Plain(), DefaultKeys(), "Proceed?", "", 0, func(y bool) { yes = y })
+	c := NewConfirm(Plain(), DefaultKeys(), "Proceed?", "", 0, func(y bool) tea.Cmd { yes = y; return nil })
 	c.HandleKey(key("enter"))
 	if !yes {
 		t.Fatal("enter on Yes must confirm")
@@ -76,7 +79,7 @@ func TestConfirmYes(t *testing.T) {
 func TestPromptTypesAndSubmits(t *testing.T) {
 	var text string
 	var ok bool
-	p := NewPrompt(Plain(), DefaultKeys(), "Your name", "e.g. Ada", 0, func(s string, o bool) { text, ok = s, o })
+	p := NewPrompt(Plain(), DefaultKeys(), "Your name", "e.g. Ada", 0, func(s string, o bool) tea.Cmd { text, ok = s, o; return nil })
 	golden(t, "prompt_empty_40", view(p, 40))
 	typeText(p, "Grace Hopx")
 	p.HandleKey(key("backspace"))
@@ -98,7 +101,7 @@ func TestPromptScrollsLongText(t *testing.T) {
 
 func TestTextEditorNewlinesAndSubmit(t *testing.T) {
 	var text string
-	e := NewTextEditor(Plain(), DefaultKeys(), "Commit message", "fix:", func(s string, ok bool) { text = s })
+	e := NewTextEditor(Plain(), DefaultKeys(), "Commit message", "fix:", func(s string, ok bool) tea.Cmd { text = s; return nil })
 	typeText(e, " bug")
 	e.HandleKey(key("shift+enter"))
 	typeText(e, "details")

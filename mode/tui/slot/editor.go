@@ -17,12 +17,12 @@ type TextEditor struct {
 	row      int
 	maxLines int
 	done     bool
-	onDone   func(text string, ok bool)
+	onDone   func(text string, ok bool) tea.Cmd
 }
 
 // NewTextEditor builds an editor dialog prefilled with prefill; onDone is called once with the
 // text, or ok false.
-func NewTextEditor(th Theme, keys Keys, title, prefill string, onDone func(text string, ok bool)) *TextEditor {
+func NewTextEditor(th Theme, keys Keys, title, prefill string, onDone func(text string, ok bool) tea.Cmd) *TextEditor {
 	e := &TextEditor{th: th, keys: keys, title: title, onDone: onDone}
 	for _, l := range strings.Split(prefill, "\n") {
 		var in Input
@@ -48,14 +48,15 @@ func (e *TextEditor) Value() string {
 // Cancel closes the dialog without text; a no-op once done.
 func (e *TextEditor) Cancel() { e.finish("", false) }
 
-func (e *TextEditor) finish(text string, ok bool) {
+func (e *TextEditor) finish(text string, ok bool) tea.Cmd {
 	if e.done {
-		return
+		return nil
 	}
 	e.done = true
 	if e.onDone != nil {
-		e.onDone(text, ok)
+		return e.onDone(text, ok)
 	}
+	return nil
 }
 
 func (e *TextEditor) newline() {
@@ -91,11 +92,9 @@ func (e *TextEditor) HandleKey(m tea.KeyPressMsg) tea.Cmd {
 			e.newline()
 			return nil
 		case e.keys.Is(m, SelectConfirm):
-			e.finish(e.Value(), true)
-			return nil
+			return e.finish(e.Value(), true)
 		case e.keys.Is(m, SelectCancel):
-			e.Cancel()
-			return nil
+			return e.finish("", false)
 		case s == "up" && e.row > 0:
 			col := e.lines[e.row].cursor
 			e.row--

@@ -67,12 +67,12 @@ type Select struct {
 	list    List
 	cd      countdown
 	done    bool
-	onDone  func(choice int, ok bool)
+	onDone  func(choice int, ok bool) tea.Cmd
 }
 
 // NewSelect builds a select dialog; timeout > 0 shows the countdown. onDone receives the index
 // of the chosen option, or ok false on cancel or timeout; it is called once, on the UI goroutine.
-func NewSelect(th Theme, keys Keys, title string, options []string, timeout time.Duration, onDone func(choice int, ok bool)) *Select {
+func NewSelect(th Theme, keys Keys, title string, options []string, timeout time.Duration, onDone func(choice int, ok bool) tea.Cmd) *Select {
 	s := &Select{th: th, keys: keys, title: title, options: options, cd: newCountdown(timeout), onDone: onDone}
 	s.list.Visible = max(len(options), 1)
 	s.list.SetLen(len(options))
@@ -88,14 +88,15 @@ func (s *Select) Done() bool { return s.done }
 // Cancel closes the dialog with no choice (abort, ctx end); a no-op once done.
 func (s *Select) Cancel() { s.finish(0, false) }
 
-func (s *Select) finish(i int, ok bool) {
+func (s *Select) finish(i int, ok bool) tea.Cmd {
 	if s.done {
-		return
+		return nil
 	}
 	s.done = true
 	if s.onDone != nil {
-		s.onDone(i, ok)
+		return s.onDone(i, ok)
 	}
+	return nil
 }
 
 // Update takes the countdown's ticks.
@@ -122,10 +123,10 @@ func (s *Select) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	case s.list.Move(k, s.keys):
 	case s.keys.Is(k, SelectConfirm) || k.String() == "ctrl+j":
 		if len(s.options) > 0 {
-			s.finish(s.list.Cursor(), true)
+			return s.finish(s.list.Cursor(), true)
 		}
 	case s.keys.Is(k, SelectCancel):
-		s.Cancel()
+		return s.finish(0, false)
 	}
 	return nil
 }
@@ -146,15 +147,16 @@ func (s *Select) Render(width int) []string {
 }
 
 // NewConfirm builds ctx.ui.confirm: Yes / No under "title\nmessage"; onDone gets true only for Yes.
-func NewConfirm(th Theme, keys Keys, title, message string, timeout time.Duration, onDone func(yes bool)) *Select {
+func NewConfirm(th Theme, keys Keys, title, message string, timeout time.Duration, onDone func(yes bool) tea.Cmd) *Select {
 	t := title
 	if message != "" {
 		t += "\n" + message
 	}
-	return NewSelect(th, keys, t, []string{"Yes", "No"}, timeout, func(i int, ok bool) {
+	return NewSelect(th, keys, t, []string{"Yes", "No"}, timeout, func(i int, ok bool) tea.Cmd {
 		if onDone != nil {
-			onDone(ok && i == 0)
+			return onDone(ok && i == 0)
 		}
+		return nil
 	})
 }
 
@@ -168,11 +170,11 @@ type Prompt struct {
 	in          Input
 	cd          countdown
 	done        bool
-	onDone      func(text string, ok bool)
+	onDone      func(text string, ok bool) tea.Cmd
 }
 
 // NewPrompt builds an input dialog; onDone is called once with the text, or ok false.
-func NewPrompt(th Theme, keys Keys, title, placeholder string, timeout time.Duration, onDone func(text string, ok bool)) *Prompt {
+func NewPrompt(th Theme, keys Keys, title, placeholder string, timeout time.Duration, onDone func(text string, ok bool) tea.Cmd) *Prompt {
 	return &Prompt{th: th, keys: keys, title: title, placeholder: placeholder, cd: newCountdown(timeout), onDone: onDone}
 }
 
@@ -188,14 +190,15 @@ func (p *Prompt) SetValue(s string) { p.in.SetValue(s) }
 // Cancel closes the dialog without text; a no-op once done.
 func (p *Prompt) Cancel() { p.finish("", false) }
 
-func (p *Prompt) finish(text string, ok bool) {
+func (p *Prompt) finish(text string, ok bool) tea.Cmd {
 	if p.done {
-		return
+		return nil
 	}
 	p.done = true
 	if p.onDone != nil {
-		p.onDone(text, ok)
+		return p.onDone(text, ok)
 	}
+	return nil
 }
 
 // Update takes the countdown's ticks.
@@ -222,9 +225,9 @@ func (p *Prompt) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case p.keys.Is(k, SelectConfirm):
-		p.finish(p.in.Value(), true)
+		return p.finish(p.in.Value(), true)
 	case p.keys.Is(k, SelectCancel):
-		p.Cancel()
+		return p.finish("", false)
 	default:
 		p.in.Update(k)
 	}

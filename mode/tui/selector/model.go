@@ -7,8 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
 // Models is the /model selector (tui.md §10.4): a search input (fuzzy on "id provider name"), a

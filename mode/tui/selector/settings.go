@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/fuzzy"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
 // Setting is one row of the /settings list: Enter or Space moves Value to the next of Values.

@@ -264,29 +264,24 @@ func copyJSONL(st *store.Session, path string) (string, error) {
 }
 
 // runCompact is /compact [instructions]: a manual compaction; the instructions guide the
-// planner (as RPC compact's customInstructions).
+// planner (as RPC compact's customInstructions). The screen follows it through the session's
+// compaction_start / compaction_end events (loader, summary row, failure notice); only a failure
+// before the compaction started is reported here.
 func runCompact(h Host, args string) tea.Cmd {
 	s := h.Runtime().Session()
 	if s.IsCompacting() {
 		h.Notify("warning", "A compaction is already running.")
 		return nil
 	}
-	h.Notify("info", "Compacting context...")
 	return func() tea.Msg {
 		ctx, cancel := opContext()
 		defer cancel()
-		res, err := s.Compact(ctx, session.CompactManual, 0, nil, args)
-		if err != nil {
-			if errors.Is(err, ctx.Err()) {
-				return notify("warning", "Compaction cancelled")
-			}
+		_, err := s.Compact(ctx, session.CompactManual, 0, nil, args)
+		var stale *ext.StaleContextError
+		if errors.As(err, &stale) {
 			return notify("error", "Compaction failed: "+err.Error())
 		}
-		return later(func(h Host) tea.Cmd {
-			h.Reload()
-			h.Notify("info", fmt.Sprintf("Compacted from %d tokens", res.TokensBefore))
-			return nil
-		})
+		return nil
 	}
 }
 

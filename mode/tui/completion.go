@@ -34,13 +34,17 @@ func (m *model) refreshCompletion(force bool) {
 	m.complete = nil
 	// Slash commands: only as the first token of the message.
 	if strings.HasPrefix(full, "/") && !strings.Contains(before, "\n") {
-		if name, rest, hasArgs := strings.Cut(before[1:], " "); !hasArgs {
+		name, rest, hasArgs := strings.Cut(before[1:], " ")
+		_, isBuiltin := m.cmds.Lookup(name)
+		if !hasArgs {
 			m.complete = m.slashCompletion(name)
 		} else if c, ok := m.cmds.Lookup(name); ok && c.Complete != nil {
 			items := c.Complete(m, rest)
 			if len(items) > 0 {
 				m.complete = &completion{kind: "arg", prefix: rest, items: items}
 			}
+		} else if ec, _, ok := m.rt.Session().Runner().Command(name); ok && ec.Completions != nil && !isBuiltin {
+			m.extArgCompletion(ec.Completions, before, rest)
 		}
 		return
 	}
@@ -75,7 +79,11 @@ func (m *model) slashCompletion(prefix string) *completion {
 		if _, builtin := m.cmds.Lookup(c.Name); builtin {
 			continue
 		}
-		items = append(items, command.Completion{Value: c.Name, Label: "/" + c.Name, Description: c.Description})
+		d := c.Description
+		if d == "" {
+			d = "(extension command)"
+		}
+		items = append(items, command.Completion{Value: c.Name, Label: "/" + c.Name, Description: d})
 	}
 	items = fuzzyFilter(items, prefix, func(c command.Completion) string { return c.Value })
 	if len(items) == 0 {

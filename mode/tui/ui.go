@@ -3,12 +3,13 @@ package tui
 import (
 	"context"
 	"sync"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/mode/tui/component"
-	"github.com/atomic-cli/atomic/mode/tui/dialog"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
 // extMsg runs on the Bubble Tea goroutine: the way extension UI calls reach the model.
@@ -111,6 +112,9 @@ func ask[T any](ctx context.Context, x *extUI, def T, build func(m *model, answe
 			return nil
 		}
 		m.ShowDialog(d)
+		if sd, ok := d.(startedDialog); ok {
+			return sd.Start()
+		}
 		return nil
 	}))
 	select {
@@ -133,26 +137,49 @@ func ask[T any](ctx context.Context, x *extUI, def T, build func(m *model, answe
 	}
 }
 
-// Select implements ext.UI.
+// dialogTimeout is the time left until ctx's deadline, shown as the dialog's countdown (tui.md
+// §7.2); 0 when ctx has none.
+func dialogTimeout(ctx context.Context) time.Duration {
+	if dl, ok := ctx.Deadline(); ok {
+		return max(time.Until(dl), time.Millisecond)
+	}
+	return 0
+}
+
+// slotStyle adapts the model's theme and keys for the mode/tui/slot dialogs.
+func (m *model) slotStyle() (slot.Theme, slot.Keys) {
+	return slot.Theme{Fg: m.th.Fg, Bg: m.th.Bg}, slot.Keys{Match: m.km.Matches, Hint: m.km.Hint}
+}
+
+// Select implements ext.UI: a list in the editor slot with the countdown of ctx's deadline.
 func (x *extUI) Select(ctx context.Context, title string, options []string) (string, bool) {
 	type r struct {
 		s  string
 		ok bool
 	}
+	timeout := dialogTimeout(ctx)
 	v := ask(ctx, x, r{}, func(m *model, answer func(r)) component.Dialog {
-		return dialog.NewSelect(m.th, m.km, title, options, func(c string, ok bool) { answer(r{c, ok}) })
+		th, km := m.slotStyle()
+		d := slot.NewSelect(th, km, title, options, timeout, func(i int, ok bool) tea.Cmd {
+			if ok && i < len(options) {
+				answer(r{options[i], true})
+			} else {
+				answer(r{})
+			}
+			return nil
+		})
+		return started(d, d.Init())
 	})
 	return v.s, v.ok
 }
 
 // Confirm implements ext.UI: Yes / No, true only for Yes (tui.md §7.1).
 func (x *extUI) Confirm(ctx context.Context, title, message string) bool {
-	t := title
-	if message != "" {
-		t += "\n" + message
-	}
+	timeout := dialogTimeout(ctx)
 	return ask(ctx, x, false, func(m *model, answer func(bool)) component.Dialog {
-		return dialog.NewSelect(m.th, m.km, t, []string{"Yes", "No"}, func(c string, ok bool) { answer(ok && c == "Yes") })
+		th, km := m.slotStyle()
+		d := slot.NewConfirm(th, km, title, message, timeout, func(yes bool) tea.Cmd { answer(yes); return nil })
+		return started(d, d.Init())
 	})
 }
 
@@ -162,23 +189,69 @@ func (x *extUI) Input(ctx context.Context, title, placeholder string) (string, b
 		s  string
 		ok bool
 	}
+	timeout := dialogTimeout(ctx)
 	v := ask(ctx, x, r{}, func(m *model, answer func(r)) component.Dialog {
-		return dialog.NewInput(m.th, m.km, title, placeholder, "", func(s string, ok bool) { answer(r{s, ok}) })
+		th, km := m.slotStyle()
+		d := slot.NewPrompt(th, km, title, placeholder, timeout, func(s string, ok bool) tea.Cmd { answer(r{s, ok}); return nil })
+		return started(d, d.Init())
 	})
 	return v.s, v.ok
 }
 
-// Editor implements ext.UI (a single-line input prefilled until the multi-line dialog lands).
+// Editor implements ext.UI: multi-line text (no countdown, as pi's; ctx still closes it).
 func (x *extUI) Editor(ctx context.Context, title, prefill string) (string, bool) {
 	type r struct {
 		s  string
 		ok bool
 	}
 	v := ask(ctx, x, r{}, func(m *model, answer func(r)) component.Dialog {
-		return dialog.NewInput(m.th, m.km, title, "", prefill, func(s string, ok bool) { answer(r{s, ok}) })
+		th, km := m.slotStyle()
+		d := slot.NewTextEditor(th, km, title, prefill, func(s string, ok bool) tea.Cmd { answer(r{s, ok}); return nil })
+		d.SetMaxLines(max(m.height/3, 3))
+		return d
 	})
 	return v.s, v.ok
 }
+
+// startedDialog is a dialog whose first command (a countdown's tick) the host runs when it
+// shows it.
+type startedDialog interface {
+	component.Dialog
+	Start() tea.Cmd
+}
+
+// withStart pairs a dialog with its first command.
+type withStart struct {
+	slot.Dialog
+	init tea.Cmd
+}
+
+func (w withStart) Start() tea.Cmd { return w.init }
+
+// Update forwards timer ticks to the dialog.
+func (w withStart) Update(msg tea.Msg) tea.Cmd {
+	if u, ok := w.Dialog.(interface{ Update(tea.Msg) tea.Cmd }); ok {
+		return u.Update(msg)
+	}
+	return nil
+}
+
+// HandlePaste forwards pastes to the dialog.
+func (w withStart) HandlePaste(text string) tea.Cmd {
+	if p, ok := w.Dialog.(interface{ HandlePaste(string) tea.Cmd }); ok {
+		return p.HandlePaste(text)
+	}
+	return nil
+}
+
+// Cancel forwards an outside close (ctx end) to the dialog.
+func (w withStart) Cancel() {
+	if c, ok := w.Dialog.(component.Canceller); ok {
+		c.Cancel()
+	}
+}
+
+func started(d slot.Dialog, init tea.Cmd) component.Dialog { return withStart{Dialog: d, init: init} }
 
 // Notify implements ext.UI (tui.md §1.5).
 func (x *extUI) Notify(message, level string) {

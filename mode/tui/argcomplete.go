@@ -1,0 +1,34 @@
+package tui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-cli/atomic/mode/tui/command"
+)
+
+// extArgCompletion asks an extension command for the completions of its argument (tui.md §2.2,
+// getArgumentCompletions) off the UI goroutine — a TypeScript command answers over the host
+// protocol, bounded there — and opens the list when the answer arrives, if the text before the
+// cursor has not changed meanwhile.
+func (m *model) extArgCompletion(complete func(prefix string) []string, before, prefix string) {
+	x := m.ext
+	go func() {
+		values := complete(prefix)
+		if len(values) == 0 {
+			return
+		}
+		items := make([]command.Completion, len(values))
+		for i, v := range values {
+			items[i] = command.Completion{Value: v, Label: v}
+		}
+		x.send(extMsg(func(m *model) tea.Cmd {
+			if m.ed.BeforeCursor() == before && m.topDialog() == nil {
+				m.complete = &completion{kind: "arg", prefix: prefix, items: items}
+			}
+			return nil
+		}))
+	}()
+}
+
+// AgentDir is <agentDir> (the optional Host capability /trust uses to find trust.json).
+func (m *model) AgentDir() string { return m.opts.AgentDir }

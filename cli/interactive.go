@@ -46,7 +46,8 @@ func (f *interactiveFront) run(ctx context.Context, rt *session.Runtime, prompts
 	}
 	var files, exts []string
 	if !o.NoContextFiles {
-		for _, c := range resource.LoadContextFiles(o.agentDir(), rt.Session().Store().Cwd()) {
+		cwd := rt.Session().Store().Cwd()
+		for _, c := range resource.LoadContextFiles(o.agentDir(), cwd, o.projectTrusted(o.agentDir(), cwd, nil).trusted) {
 			files = append(files, c.Path)
 		}
 	}

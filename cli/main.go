@@ -538,7 +538,7 @@ func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
 	}
 	var files []resource.ContextFile
 	if !o.NoContextFiles {
-		files = resource.LoadContextFiles(agentDir, cwd)
+		files = resource.LoadContextFiles(agentDir, cwd, o.projectTrusted(agentDir, cwd, nil).trusted)
 	}
 	return resource.BuildSystemPrompt(resource.PromptOptions{
 		CustomPrompt: resource.ReadTextOrFile(o.SystemPrompt),

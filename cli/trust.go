@@ -81,7 +81,7 @@ func (o *Options) resolveProjectTrust(agentDir, cwd string, safe []resource.Exte
 	case "never":
 		return trustDecision{false, "defaultProjectTrust"}
 	}
-	fmt.Fprintf(o.Stderr, "Warning: the project in %s is not trusted: its extensions and settings are not loaded (no UI to ask); pass --approve (-a) to trust it for this run, or trust it in %s\n",
+	fmt.Fprintf(o.Stderr, "Warning: the project in %s is not trusted: its extensions, settings and context files (AGENTS.md, CLAUDE.md) are not loaded (no UI to ask); pass --approve (-a) to trust it for this run, or trust it in %s\n",
 		cwd, filepath.Join(agentDir, "trust.json"))
 	return trustDecision{false, "no-ui"}
 }

@@ -15,9 +15,11 @@ type ContextFile struct {
 var contextFileNames = []string{"AGENTS.md", "CLAUDE.md"}
 
 // LoadContextFiles returns the context files for cwd (config-and-resources.md §12): the one in
-// agentDir first (global), then one per directory from the file-system root down to cwd, outermost
-// first, de-duplicated by path. Unreadable files are skipped.
-func LoadContextFiles(agentDir, cwd string) []ContextFile {
+// agentDir first (global), then, when the project is trusted, one per directory from the
+// file-system root down to cwd, outermost first, de-duplicated by path. An untrusted project's
+// files (cwd and its ancestors) are never read, so they never reach the model (§6); the global
+// one still is. Unreadable files are skipped.
+func LoadContextFiles(agentDir, cwd string, projectTrusted bool) []ContextFile {
 	var out []ContextFile
 	seen := map[string]bool{}
 	add := func(dir string) {
@@ -41,6 +43,9 @@ func LoadContextFiles(agentDir, cwd string) []ContextFile {
 	}
 	if agentDir != "" {
 		add(agentDir)
+	}
+	if !projectTrusted {
+		return out
 	}
 	abs, err := filepath.Abs(cwd)
 	if err != nil {

@@ -19,13 +19,21 @@ func TestContextFilesOrder(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "a", "CLAUDE.md"), []byte("outer"), 0o644)
 	os.WriteFile(filepath.Join(proj, "AGENTS.md"), []byte("inner"), 0o644)
 	os.WriteFile(filepath.Join(proj, "CLAUDE.md"), []byte("ignored: AGENTS.md wins"), 0o644)
-	files := LoadContextFiles(agent, proj)
+	files := LoadContextFiles(agent, proj, true)
 	var got []string
 	for _, f := range files {
 		got = append(got, f.Content)
 	}
 	if strings.Join(got, ",") != "global,outer,inner" {
 		t.Fatalf("got %v", got)
+	}
+	// An untrusted project's files (cwd and ancestors) are never read; the global one is.
+	got = nil
+	for _, f := range LoadContextFiles(agent, proj, false) {
+		got = append(got, f.Content)
+	}
+	if strings.Join(got, ",") != "global" {
+		t.Fatalf("untrusted project: got %v", got)
 	}
 }
 

@@ -11,15 +11,19 @@ import (
 	"time"
 )
 
+// trustContextFiles are the context file names that make a directory's project need trust
+// (Atomic's candidates, config-and-resources.md §6), one per directory.
+var trustContextFiles = []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"}
+
 // trustGatedEntries are the entries of <cwd>/.atomic and <cwd>/.pi that need trust; inert state
 // dirs (todos/, sessions/) do not count.
 var trustGatedEntries = []string{"settings.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md"}
 
 // TrustInputs returns the project inputs of cwd that only load when the project is trusted
 // (config-and-resources.md §6): the trust-requiring entries of <cwd>/.atomic and the legacy
-// <cwd>/.pi, and a .agents/skills directory in cwd or an ancestor (except the user-global one
-// in home). None means the project needs no trust decision. Context files (AGENTS.md…) are not
-// counted yet: they load regardless of trust.
+// <cwd>/.pi, a context file (AGENTS.override.md, AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD) in
+// cwd or an ancestor, and a .agents/skills directory in cwd or an ancestor (except the user-global
+// one in home). None means the project needs no trust decision.
 func TrustInputs(cwd, home string) []string {
 	var out []string
 	for _, dir := range []string{".atomic", ".pi"} {
@@ -35,6 +39,12 @@ func TrustInputs(cwd, home string) []string {
 		userSkills = canonical(filepath.Join(home, ".agents", "skills"))
 	}
 	for d := canonical(cwd); ; d = filepath.Dir(d) {
+		for _, name := range trustContextFiles {
+			if fi, err := os.Stat(filepath.Join(d, name)); err == nil && fi.Mode().IsRegular() {
+				out = append(out, filepath.Join(d, name))
+				break
+			}
+		}
 		p := filepath.Join(d, ".agents", "skills")
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() && canonical(p) != userSkills {
 			out = append(out, p)

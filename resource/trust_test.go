@@ -69,6 +69,12 @@ func TestTrustInputs(t *testing.T) {
 	if len(got) != 2 || !strings.HasSuffix(got[0], filepath.Join(".pi", "SYSTEM.md")) || !strings.HasSuffix(got[1], filepath.Join("work", ".agents", "skills")) {
 		t.Errorf("got %v", got)
 	}
+	// A context file in an ancestor is a trust input too: it only reaches the model when trusted.
+	write(t, filepath.Join(root, "home/work/CLAUDE.md"), "x")
+	got = TrustInputs(cwd, home)
+	if len(got) != 3 || !strings.HasSuffix(got[1], filepath.Join("work", "CLAUDE.md")) {
+		t.Errorf("with a context file: got %v", got)
+	}
 }
 
 func TestRememberProjectTrust(t *testing.T) {

@@ -40,8 +40,10 @@ func TestMain(m *testing.M) {
 }
 
 func fakeHost() {
-	r := protocol.NewReader(os.Stdin)
-	w := protocol.NewWriter(os.Stdout)
+	r := protocol.NewReader(os.NewFile(protocol.MainIn, "main-in"))
+	w := protocol.NewWriter(os.NewFile(protocol.MainOut, "main-out"))
+	// Noise on stdout is the host's log, never the protocol.
+	fmt.Fprint(os.Stdout, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":99}}`)
 	var beating atomic.Bool
 	beating.Store(true)
 	go func() {

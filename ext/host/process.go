@@ -123,7 +123,9 @@ func (r *readCounter) waitFor(n int64) {
 	r.mu.Unlock()
 }
 
-// spawn starts the child with the protocol on stdin/stdout and the sync channel on fds 3 and 4.
+// spawn starts the child with the main channel on fds 5 (our requests) and 6 (its messages) and
+// the sync channel on fds 3 and 4 (protocol.MainIn…). Its stdin is empty and its stdout and
+// stderr go to the log: nothing an extension or its children print reaches the protocol.
 func (s *Supervisor) spawn(incarnation int) (*process, error) {
 	if s.opts.Command == nil {
 		return nil, fmt.Errorf("%w: no command to start the %s host", ErrUnavailable, s.name())
@@ -142,47 +144,50 @@ func (s *Supervisor) spawn(incarnation int) (*process, error) {
 	if cmd.Stderr == nil {
 		cmd.Stderr = os.Stderr
 	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	// fd 3: the child's sync requests; fd 4: our replies.
-	reqR, reqW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	repR, repW, err := os.Pipe()
-	if err != nil {
-		reqR.Close()
-		reqW.Close()
-		return nil, err
-	}
-	cmd.ExtraFiles = []*os.File{reqW, repR}
-	setProcAttr(cmd)
-	if err := cmd.Start(); err != nil {
-		for _, f := range []*os.File{reqR, reqW, repR, repW} {
+	cmd.Stdout = cmd.Stderr
+	// A child of the host that keeps the log open does not hold up the exit status.
+	cmd.WaitDelay = 2 * time.Second
+	// The pipes, in the child's fd order 3, 4, 5, 6; ours are the other ends.
+	var theirs, ours []*os.File
+	closeAll := func() {
+		for _, f := range append(theirs, ours...) {
 			f.Close()
 		}
+	}
+	for _, hostWrites := range []bool{true, false, false, true} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("%w: creating the %s host's channels: %v", ErrUnavailable, s.name(), err)
+		}
+		if hostWrites {
+			theirs, ours = append(theirs, w), append(ours, r)
+		} else {
+			theirs, ours = append(theirs, r), append(ours, w)
+		}
+	}
+	cmd.ExtraFiles = theirs
+	setProcAttr(cmd)
+	if err := cmd.Start(); err != nil {
+		closeAll()
 		return nil, fmt.Errorf("%w: starting the %s host (%s): %v", ErrUnavailable, s.name(), argv[0], err)
 	}
-	reqW.Close()
-	repR.Close()
+	for _, f := range theirs {
+		f.Close()
+	}
+	reqR, repW, mainW, mainR := ours[0], ours[1], ours[2], ours[3]
 	// The host leads its own process group (setProcAttr); a watcher in that group kills it and
 	// every non-detached child of the host's extensions when atomic dies, even by SIGKILL.
 	group, _ := procgroup.Guard(cmd.Process.Pid) // nil where groups do not exist
 	p := &process{
 		sup: s, incarnation: incarnation, cmd: cmd,
-		out: protocol.NewWriter(stdin), syncOut: protocol.NewWriter(repW),
-		closers: []io.Closer{stdin, reqR, repW},
+		out: protocol.NewWriter(mainW), syncOut: protocol.NewWriter(repW),
+		closers: []io.Closer{mainW, mainR, reqR, repW},
 		pending: map[int64]*call{}, done: make(chan struct{}), waitDone: make(chan struct{}),
 	}
 	p.read.init()
 	p.lastBeat.Store(time.Now().UnixNano())
-	go p.readMain(stdout)
+	go p.readMain(mainR)
 	go p.serveSync(reqR)
 	go func() {
 		err := cmd.Wait()

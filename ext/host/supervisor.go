@@ -332,7 +332,7 @@ func (s *Supervisor) start(inc int) (*process, error) {
 		ProtocolVersion: protocol.Version, Name: "atomic", Version: s.opts.Version,
 		AppName: s.opts.AppName, ConfigDirName: s.opts.ConfigDirName, AgentDir: s.opts.AgentDir,
 		Events:       eventNames(),
-		Capabilities: protocol.CoreCapabilities{SyncChannel: &protocol.SyncChannel{Request: 3, Response: 4}},
+		Capabilities: protocol.CoreCapabilities{SyncChannel: &protocol.SyncChannel{Request: protocol.SyncRequest, Response: protocol.SyncResponse}},
 	}, "initialize", nil)
 	if err == nil {
 		err = jsonUnmarshal(raw, &res)

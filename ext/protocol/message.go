@@ -10,8 +10,19 @@ import (
 	"sync"
 )
 
-// Version is the protocol version the core speaks; initialize exchanges it.
-const Version = 1
+// Version is the protocol version the core speaks; initialize exchanges it. Version 2 moved the
+// main channel from stdin/stdout to fds MainIn and MainOut.
+const Version = 2
+
+// The file descriptors of the host process (docs/extension-protocol.md §1): the main channel
+// on MainIn (core -> host) and MainOut (host -> core), the sync channel on SyncRequest and
+// SyncResponse. stdin is empty, stdout and stderr are the host's log.
+const (
+	SyncRequest  = 3
+	SyncResponse = 4
+	MainIn       = 5
+	MainOut      = 6
+)
 
 // Error codes (docs/extension-protocol.md, "Errors"): the JSON-RPC 2.0 ones, then atomic's.
 const (

@@ -1,6 +1,7 @@
-// Imported first: the main channel is fd 1, written with fs.writeSync, so nothing else may write
-// to stdout. process.stdout becomes stderr for the extensions (console.log goes to the core's
-// log), and source maps are enabled so stack traces name the .ts file and line.
+// Imported first: process.stdout becomes stderr for the extensions, so everything they print
+// (console.log included) reaches the core's log as one stream (the protocol has fds of its own,
+// and fd 1 is the log too), and source maps are enabled so stack traces name the .ts file and
+// line.
 
 Object.defineProperty(process, "stdout", {
 	configurable: true,

@@ -757,7 +757,7 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 	if (p.configDirName) hostInfo.configDirName = p.configDirName;
 	knownEvents = new Set(p.events ?? []);
 	return {
-		protocolVersion: 1,
+		protocolVersion: 2,
 		name: "atomic-node-host",
 		version: hostInfo.version,
 		runtime: `node ${process.version}`,

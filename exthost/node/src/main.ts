@@ -1,6 +1,6 @@
 // Entry point of atomic's Node.js extension host (exthost/node). The core starts it as
-// `node host.js` with the protocol on stdin/stdout and the sync channel on fds 3 and 4; see
-// docs/extension-protocol.md.
+// `node host.js` with the main channel on fds 5 and 6 and the sync channel on fds 3 and 4 (made
+// close-on-exec before any extension runs); see docs/extension-protocol.md.
 
 import "./guard";
 import * as host from "./host";

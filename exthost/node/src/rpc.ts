@@ -1,12 +1,14 @@
 // The transport of the atomic extension protocol (docs/extension-protocol.md): JSON-RPC 2.0, one
-// object per line. The main channel is stdin (core -> host) and stdout (host -> core); the sync
+// object per line. The main channel is fd 5 (core -> host) and fd 6 (host -> core); the sync
 // channel is fd 3 (host -> core requests) and fd 4 (core -> host replies), used for the calls
 // that ExtensionAPI and ExtensionContext make synchronously (getters, fire-and-forget setters).
+// stdout and stderr are the host's log: nothing an extension prints reaches the protocol.
 //
 // Writes are synchronous (fs.writeSync) so the order of everything the host sends is the order
 // in which extension code made the calls.
 
 import * as fs from "node:fs";
+import * as net from "node:net";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -51,9 +53,33 @@ export class RpcError extends Error {
 	}
 }
 
-const MAIN_OUT = 1;
-const SYNC_OUT = 3;
-const SYNC_IN = 4;
+/**
+ * privateFd reopens an inherited channel fd close-on-exec (Node opens every file O_CLOEXEC) and
+ * closes the inherited one, so no child process an extension starts inherits the protocol. It
+ * runs before any extension code.
+ */
+function privateFd(fd: number, flags: number): number {
+	for (const dir of ["/proc/self/fd", "/dev/fd"]) {
+		let n: number;
+		try {
+			n = fs.openSync(`${dir}/${fd}`, flags);
+		} catch {
+			continue;
+		}
+		try {
+			fs.closeSync(fd);
+		} catch {
+			// already gone: the reopened one is all there is
+		}
+		return n;
+	}
+	return fd;
+}
+
+const MAIN_IN = privateFd(5, fs.constants.O_RDONLY);
+const MAIN_OUT = privateFd(6, fs.constants.O_WRONLY);
+const SYNC_OUT = privateFd(3, fs.constants.O_WRONLY);
+const SYNC_IN = privateFd(4, fs.constants.O_RDONLY);
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
@@ -189,11 +215,12 @@ export function syncCall<T = any>(method: string, params?: unknown): T {
 	}
 }
 
-/** readLines calls onLine for every line of the main channel (stdin), LF-split, one CR stripped. */
+/** readLines calls onLine for every line of the main channel (fd 5), LF-split, one CR stripped. */
 export function readLines(onLine: (line: string) => void, onEnd: () => void): void {
 	let rest = "";
-	process.stdin.setEncoding("utf8");
-	process.stdin.on("data", (data: string) => {
+	const input = new net.Socket({ fd: MAIN_IN, readable: true, writable: false });
+	input.setEncoding("utf8");
+	input.on("data", (data: string) => {
 		let start = 0;
 		for (;;) {
 			const nl = data.indexOf("\n", start);
@@ -206,6 +233,6 @@ export function readLines(onLine: (line: string) => void, onEnd: () => void): vo
 		}
 		rest += data.slice(start);
 	});
-	process.stdin.on("end", onEnd);
-	process.stdin.on("error", onEnd);
+	input.on("end", onEnd);
+	input.on("error", onEnd);
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/tool"
 )
@@ -53,8 +55,8 @@ type Agent struct {
 	done     chan struct{}   // closed when the active run ends
 	runCtx   context.Context // the active run's context (nil when idle)
 	cancel   context.CancelFunc
-	subs     []func(Event)
-	emitMu   sync.Mutex // serialises event delivery
+	subs     atomic.Pointer[[]*func(ext.Payload)] // copy-on-write under mu
+	emitMu   sync.Mutex                           // serialises event delivery
 }
 
 // New returns an Agent with cfg and an empty context.
@@ -71,19 +73,36 @@ func New(cfg Config) *Agent {
 	return &Agent{cfg: cfg}
 }
 
-// Subscribe adds fn to the event subscribers; it returns a function that removes it. Subscribers
-// run synchronously in subscription order on the emitting goroutine, one event at a time.
-func (a *Agent) Subscribe(fn func(Event)) (unsubscribe func()) {
+// Subscribe adds fn to the event subscribers; it returns a function that removes it (safe to
+// call at any time, also while an event is being delivered: the removal applies from the next
+// event). Subscribers run synchronously in subscription order on the emitting goroutine, one
+// event at a time; each event is a pointer to its ext payload (*ext.AgentStart,
+// *ext.MessageUpdate, …) that subscribers must not change. The session is the one subscriber in
+// atomic: it dispatches each event to extensions, persists it and publishes it to front-ends.
+func (a *Agent) Subscribe(fn func(ext.Payload)) (unsubscribe func()) {
+	p := &fn
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.subs = append(a.subs, fn)
-	idx := len(a.subs) - 1
+	var next []*func(ext.Payload)
+	if cur := a.subs.Load(); cur != nil {
+		next = append(next, *cur...)
+	}
+	next = append(next, p)
+	a.subs.Store(&next)
 	return func() {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if idx < len(a.subs) {
-			a.subs[idx] = nil
+		cur := a.subs.Load()
+		if cur == nil {
+			return
 		}
+		kept := make([]*func(ext.Payload), 0, len(*cur))
+		for _, q := range *cur {
+			if q != p {
+				kept = append(kept, q)
+			}
+		}
+		a.subs.Store(&kept)
 	}
 }
 
@@ -242,19 +261,19 @@ func (a *Agent) Continue(ctx context.Context) error {
 	return a.run(ctx, nil)
 }
 
-// Emit delivers a session-level event to the subscribers, ordered with the loop's own events.
-func (a *Agent) Emit(e Event) { a.emit(e) }
+// Emit delivers a message event the session adds outside a run (a display-only or idle
+// message's message_start/message_end) to the subscribers, ordered with the loop's own events.
+func (a *Agent) Emit(e ext.Payload) { a.emit(e) }
 
-func (a *Agent) emit(e Event) {
+func (a *Agent) emit(e ext.Payload) {
 	a.emitMu.Lock()
 	defer a.emitMu.Unlock()
-	a.mu.Lock()
-	subs := a.subs
-	a.mu.Unlock()
-	for _, fn := range subs {
-		if fn != nil {
-			fn(e)
-		}
+	subs := a.subs.Load()
+	if subs == nil {
+		return
+	}
+	for _, fn := range *subs {
+		(*fn)(e)
 	}
 }
 
@@ -314,11 +333,12 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 
 	var added []llm.Message
 	addMsg := func(m llm.Message) *llm.Message {
-		a.emit(Event{Type: EventMessageStart, Message: &m})
+		start := m // message_start keeps the message as it began; finalize may replace m
+		a.emit(&ext.MessageStart{Message: &start})
 		a.finalize(ctx, &m)
 		a.appendMessage(m)
 		added = append(added, m)
-		a.emit(Event{Type: EventMessageEnd, Message: &m})
+		a.emit(&ext.MessageEnd{Message: &m})
 		return &m
 	}
 
@@ -344,7 +364,7 @@ func (a *Agent) run(parent context.Context, prompts []llm.Message) error {
 
 // runOnce is one low-level run: agent_start, the turns, agent_end.
 func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]llm.Message, addMsg func(llm.Message) *llm.Message) error {
-	a.emit(Event{Type: EventAgentStart})
+	a.emit(&ext.AgentStart{})
 	turn := 0
 	pending := prompts
 	if len(pending) == 0 {
@@ -357,7 +377,7 @@ func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]ll
 			turn++
 		}
 		firstTurn = false
-		a.emit(Event{Type: EventTurnStart, TurnIndex: turn, Timestamp: a.cfg.Now().UnixMilli()})
+		a.emit(&ext.TurnStart{TurnIndex: turn, Timestamp: a.cfg.Now().UnixMilli()})
 		for _, m := range pending {
 			addMsg(m)
 		}
@@ -370,12 +390,12 @@ func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]ll
 				failed := llm.NewBuilder(cfg.Model, nil).Fail(stop.Error(), ctx.Err() != nil, cfg.Model)
 				start := failed.Clone()
 				start.Content = []llm.Content{}
-				a.emit(Event{Type: EventMessageStart, Message: &start})
+				a.emit(&ext.MessageStart{Message: &start})
 				a.finalize(ctx, &failed)
 				a.appendMessage(failed)
-				a.emit(Event{Type: EventMessageEnd, Message: &failed})
+				a.emit(&ext.MessageEnd{Message: &failed})
 				*addedp = append(*addedp, failed)
-				a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &failed})
+				a.emit(&ext.TurnEnd{TurnIndex: turn, Message: &failed, ToolResults: []llm.Message{}})
 				break
 			}
 			if repl != nil {
@@ -390,13 +410,13 @@ func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]ll
 				if repl, ok := hook(ctx, &assistant, msgs[:len(msgs)-1]); ok {
 					overflowRetried = true
 					a.replaceMessages(repl)
-					a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant})
+					a.emit(&ext.TurnEnd{TurnIndex: turn, Message: &assistant, ToolResults: []llm.Message{}})
 					continue
 				}
 			}
 		}
 		if assistant.StopReason == llm.StopError || assistant.StopReason == llm.StopAborted {
-			a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant})
+			a.emit(&ext.TurnEnd{TurnIndex: turn, Message: &assistant, ToolResults: []llm.Message{}})
 			break
 		}
 		var results []llm.Message
@@ -407,7 +427,10 @@ func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]ll
 				results[i] = *addMsg(results[i])
 			}
 		}
-		a.emit(Event{Type: EventTurnEnd, TurnIndex: turn, Message: &assistant, ToolResults: results})
+		if results == nil {
+			results = []llm.Message{}
+		}
+		a.emit(&ext.TurnEnd{TurnIndex: turn, Message: &assistant, ToolResults: results})
 		if steer := a.dequeue(true); len(steer) > 0 {
 			pending = steer
 			continue
@@ -421,7 +444,7 @@ func (a *Agent) runOnce(ctx context.Context, prompts []llm.Message, addedp *[]ll
 		}
 		break
 	}
-	a.emit(Event{Type: EventAgentEnd, Messages: *addedp})
+	a.emit(&ext.AgentEnd{Messages: *addedp})
 	return nil
 }
 
@@ -465,22 +488,22 @@ func (a *Agent) streamAssistant(ctx context.Context) llm.Message {
 				started = true
 				start := ev.Partial.Clone()
 				start.StopReason = llm.StopStop
-				a.emit(Event{Type: EventMessageStart, Message: &start})
+				a.emit(&ext.MessageStart{Message: &start})
 			}
 			if ev.Type == llm.EventStart || ev.Type == llm.EventDone || ev.Type == llm.EventError {
 				return
 			}
-			a.emit(Event{Type: EventMessageUpdate, Message: ev.Partial, StreamEvent: &ev})
+			a.emit(&ext.MessageUpdate{Message: ev.Partial, AssistantMessageEvent: &ev})
 		})
 	}
 	if !started {
 		start := final.Clone()
 		start.Content = []llm.Content{}
-		a.emit(Event{Type: EventMessageStart, Message: &start})
+		a.emit(&ext.MessageStart{Message: &start})
 	}
 	a.finalize(ctx, &final)
 	a.appendMessage(final)
-	a.emit(Event{Type: EventMessageEnd, Message: &final})
+	a.emit(&ext.MessageEnd{Message: &final})
 	return final
 }
 
@@ -521,7 +544,7 @@ func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Messag
 		}
 		r := &toolRun{call: tool.Call{ID: c.ID, Name: c.Name, Args: args}}
 		runs[i] = r
-		a.emit(Event{Type: EventToolExecutionStart, ToolCallID: c.ID, ToolName: c.Name, Args: args})
+		a.emit(&ext.ToolExecutionStart{ToolCallID: c.ID, ToolName: c.Name, Args: args})
 		fail := func(msg string, terminate bool) {
 			r.result = tool.Result{Content: []llm.Content{llm.Text(msg)}, Details: map[string]any{}, Terminate: terminate}
 			r.isErr, r.done = true, true
@@ -629,7 +652,7 @@ func safeBeforeToolCall(ctx context.Context, fn func(context.Context, *tool.Call
 // execute runs one preflighted call, applies AfterToolCall and emits tool_execution_end.
 func (a *Agent) execute(ctx context.Context, cfg Config, r *toolRun) {
 	update := func(p tool.Result) {
-		a.emit(Event{Type: EventToolExecutionUpdate, ToolCallID: r.call.ID, ToolName: r.call.Name, Args: r.call.Args, Result: &p})
+		a.emit(&ext.ToolExecutionUpdate{ToolCallID: r.call.ID, ToolName: r.call.Name, Args: r.call.Args, PartialResult: ext.NewToolOutput(&p)})
 	}
 	res, err := safeExecute(ctx, r.tool, r.call, update)
 	if err != nil {
@@ -661,5 +684,5 @@ func safeExecute(ctx context.Context, t tool.Tool, call tool.Call, update func(t
 
 func (a *Agent) finishTool(r *toolRun) {
 	res := r.result
-	a.emit(Event{Type: EventToolExecutionEnd, ToolCallID: r.call.ID, ToolName: r.call.Name, Result: &res, IsError: r.isErr})
+	a.emit(&ext.ToolExecutionEnd{ToolCallID: r.call.ID, ToolName: r.call.Name, Result: ext.NewToolOutput(&res), IsError: r.isErr})
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/tool"
 )
@@ -74,16 +75,20 @@ func (sleepTool) Execute(ctx context.Context, c tool.Call, up func(tool.Result))
 func record(a *Agent) func() []string {
 	var mu sync.Mutex
 	var got []string
-	a.Subscribe(func(e Event) {
+	a.Subscribe(func(p ext.Payload) {
 		mu.Lock()
 		defer mu.Unlock()
-		s := e.Type
-		switch e.Type {
-		case EventMessageStart, EventMessageEnd:
+		s := ext.SpecOf(p).Name
+		switch e := p.(type) {
+		case *ext.MessageStart:
 			s += ":" + e.Message.Role
-		case EventToolExecutionStart, EventToolExecutionEnd:
+		case *ext.MessageEnd:
+			s += ":" + e.Message.Role
+		case *ext.ToolExecutionStart:
 			s += ":" + e.ToolCallID
-		case EventToolExecutionUpdate, EventMessageUpdate:
+		case *ext.ToolExecutionEnd:
+			s += ":" + e.ToolCallID
+		case *ext.ToolExecutionUpdate, *ext.MessageUpdate:
 			return
 		}
 		got = append(got, s)
@@ -282,8 +287,8 @@ func TestFollowUpQueuedAtAgentEndRunsAgain(t *testing.T) {
 	p := &scripted{turns: []func(*llm.Builder) llm.Message{textTurn("first"), textTurn("second")}}
 	a := New(Config{Provider: p, Model: testModel})
 	queued := false
-	a.Subscribe(func(e Event) {
-		if e.Type == EventAgentEnd && !queued {
+	a.Subscribe(func(p ext.Payload) {
+		if _, end := p.(*ext.AgentEnd); end && !queued {
 			queued = true
 			a.FollowUp(llm.UserText("more", nil, 2))
 		}

@@ -3,11 +3,14 @@
 // finalised in source order — events.md §1.7) and repeats until the model stops calling tools,
 // then drains the steering and follow-up queues.
 //
-// Every step is reported as an Event to the subscribers in emission order. The loop knows nothing
-// of sessions, files or extensions: the Hooks struct is the seam where the session and the
-// extension runner act (context transform, tool_call, tool_result).
+// Every step is reported to the subscribers in emission order as a typed value: a pointer to the
+// step's payload struct of the ext event table (*ext.AgentStart, *ext.TurnStart,
+// *ext.MessageUpdate, *ext.ToolExecutionEnd, …), so the loop's facts have one vocabulary from the
+// loop to the extensions and the front-ends. The loop knows nothing of sessions, files or the
+// extension runner: the Hooks struct is the seam where the session acts (context transform,
+// tool_call, tool_result).
 //
-// agent imports llm and tool only. Concurrency: one run at a time; the Agent's mutex guards its
+// agent imports llm, tool and ext (for the payload types only; it never dispatches). Concurrency: one run at a time; the Agent's mutex guards its
 // state and queues; events are delivered one at a time (a single emit lock) even while tool calls
 // run in parallel, so subscribers need no locking of their own for ordering.
 package agent

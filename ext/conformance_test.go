@@ -615,13 +615,13 @@ func conformance() []conf {
 			full: ToolCall{ToolCallID: "c1", ToolName: "read", Input: map[string]any{"path": "a"}},
 			keys: []string{"toolCallId", "toolName", "input"}, combine: combineToolCall}),
 		row[None]("tool_execution_update", rowDef[ToolExecutionUpdate]{
-			full: ToolExecutionUpdate{ToolCallID: "c1", ToolName: "bash", Args: map[string]any{"command": "ls"}, PartialResult: "partial"},
+			full: ToolExecutionUpdate{ToolCallID: "c1", ToolName: "bash", Args: map[string]any{"command": "ls"}, PartialResult: &ToolOutput{Content: []llm.Content{llm.Text("partial")}}},
 			keys: []string{"toolCallId", "toolName", "args", "partialResult"}}),
 		row[*ToolResultPatch]("tool_result", rowDef[ToolResult]{
 			full: ToolResult{ToolCallID: "c1", ToolName: "read", Input: map[string]any{"path": "a"}, Content: []llm.Content{llm.Text("orig")}, Details: "d", IsError: true},
 			keys: []string{"toolCallId", "toolName", "input", "content", "details", "isError"}, combine: combineToolResult}),
 		row[None]("tool_execution_end", rowDef[ToolExecutionEnd]{
-			full: ToolExecutionEnd{ToolCallID: "c1", ToolName: "read", Result: "r", IsError: true}, keys: []string{"toolCallId", "toolName", "result", "isError"}}),
+			full: ToolExecutionEnd{ToolCallID: "c1", ToolName: "read", Result: &ToolOutput{Content: []llm.Content{llm.Text("r")}}, IsError: true}, keys: []string{"toolCallId", "toolName", "result", "isError"}}),
 		row[None]("tool_approval_requested", rowDef[ToolApprovalRequested]{
 			full: ToolApprovalRequested{SessionID: "s", ToolCallID: "c1", ToolName: "bash", Reason: "r", ApprovalMode: "ask"},
 			keys: []string{"sessionId", "toolCallId", "toolName", "reason", "approvalMode"}}),

@@ -90,6 +90,10 @@ type MessageStart struct {
 type MessageUpdate struct {
 	AssistantMessageEvent *llm.Event   `json:"assistantMessageEvent"`
 	Message               *llm.Message `json:"message,omitempty"`
+	// Usage is the partial message's cumulative usage at this delta. It is set on the
+	// front-end stream, where Message is nil unless the subscriber asked for snapshots
+	// (session.SubscribeOptions); handlers read Message.Usage.
+	Usage llm.Usage `json:"-"`
 }
 
 // MessageEnd fires when a message is final, before it is persisted; a result replaces it if the
@@ -134,13 +138,13 @@ func (*MessageUpdate) resultOf(None)             {}
 func (*MessageEnd) resultOf(*MessageEndResult)   {}
 
 var agentRows = []Spec{
-	{Name: "agent_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a low-level run begins", Payload: typeOf[AgentStart]()},
-	{Name: "agent_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a run ends; more may follow", Payload: typeOf[AgentEnd]()},
-	{Name: "agent_settled", Systems: "A", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "once per top-level prompt, after everything, even on error", Payload: typeOf[AgentSettled]()},
+	{Name: "agent_start", Stream: "agent_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a low-level run begins", Payload: typeOf[AgentStart]()},
+	{Name: "agent_end", Stream: "agent_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a run ends; more may follow", Payload: typeOf[AgentEnd]()},
+	{Name: "agent_settled", Stream: "agent_settled", Systems: "A", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "once per top-level prompt, after everything, even on error", Payload: typeOf[AgentSettled]()},
 	{Name: "session_stop", Systems: "O", Family: "agent", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Cap: 8, Doc: "the main session is about to settle; may continue (cap 8) or block", Payload: typeOf[SessionStop](), Result: typeOf[SessionStopResult]()},
-	{Name: "turn_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a turn begins", Payload: typeOf[TurnStart]()},
-	{Name: "turn_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the assistant message and its tool results", Payload: typeOf[TurnEnd]()},
-	{Name: "message_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message begins", Payload: typeOf[MessageStart]()},
-	{Name: "message_update", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an assistant stream delta", Payload: typeOf[MessageUpdate]()},
-	{Name: "message_end", Systems: "AOP", Family: "agent", Combine: Chain, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message is final, before it is persisted; same-role replacement", Payload: typeOf[MessageEnd](), Result: typeOf[MessageEndResult]()},
+	{Name: "turn_start", Stream: "turn_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a turn begins", Payload: typeOf[TurnStart]()},
+	{Name: "turn_end", Stream: "turn_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the assistant message and its tool results", Payload: typeOf[TurnEnd]()},
+	{Name: "message_start", Stream: "message_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message begins", Payload: typeOf[MessageStart]()},
+	{Name: "message_update", Stream: "message_update", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an assistant stream delta", Payload: typeOf[MessageUpdate]()},
+	{Name: "message_end", Stream: "message_end", Systems: "AOP", Family: "agent", Combine: Chain, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message is final, before it is persisted; same-role replacement", Payload: typeOf[MessageEnd](), Result: typeOf[MessageEndResult]()},
 }

@@ -23,6 +23,6 @@ func (*ModelSelect) resultOf(None)            {}
 func (*ThinkingLevelSelect) resultOf(None)    {}
 
 var modelRows = []Spec{
-	{Name: "model_select", Systems: "AP", Family: "model", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the model actually changed (set, cycle, restore, fallback)", Payload: typeOf[ModelSelect]()},
-	{Name: "thinking_level_select", Systems: "A", Family: "model", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "the effective thinking level changed", Payload: typeOf[ThinkingLevelSelect]()},
+	{Name: "model_select", Stream: "model_changed", Systems: "AP", Family: "model", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the model actually changed (set, cycle, restore, fallback)", Payload: typeOf[ModelSelect]()},
+	{Name: "thinking_level_select", Stream: "thinking_level_changed", Systems: "A", Family: "model", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "the effective thinking level changed", Payload: typeOf[ThinkingLevelSelect]()},
 }

@@ -194,10 +194,10 @@ func (*WorkflowStageCompleted) resultOf(None)  {}
 func (*WorkflowHeartbeat) resultOf(None)       {}
 
 var noticeRows = []Spec{
-	{Name: "auto_retry_start", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before an automatic retry", Payload: typeOf[AutoRetryStart]()},
-	{Name: "auto_retry_end", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the retries ended", Payload: typeOf[AutoRetryEnd]()},
-	{Name: "retry_fallback_applied", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a fallback model was selected", Payload: typeOf[RetryFallbackApplied]()},
-	{Name: "retry_fallback_succeeded", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a fallback model succeeded", Payload: typeOf[RetryFallbackSucceeded]()},
+	{Name: "auto_retry_start", Stream: "auto_retry_start", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before an automatic retry", Payload: typeOf[AutoRetryStart]()},
+	{Name: "auto_retry_end", Stream: "auto_retry_end", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the retries ended", Payload: typeOf[AutoRetryEnd]()},
+	{Name: "retry_fallback_applied", Stream: "retry_fallback_applied", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a fallback model was selected", Payload: typeOf[RetryFallbackApplied]()},
+	{Name: "retry_fallback_succeeded", Stream: "retry_fallback_succeeded", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a fallback model succeeded", Payload: typeOf[RetryFallbackSucceeded]()},
 	{Name: "ttsr_triggered", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "stream rules interrupted generation", Payload: typeOf[TTSRTriggered]()},
 	{Name: "todo_reminder", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "unfinished todos remain", Payload: typeOf[TodoReminder]()},
 	{Name: "goal_updated", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "the goal or goal mode changed", Payload: typeOf[GoalUpdated]()},

@@ -168,14 +168,14 @@ var sessionRows = []Spec{
 	{Name: "session_directory", Systems: "P", Family: "startup", Combine: LastWins, Errors: Isolate, Awaited: true, Doc: "CLI startup before the session store exists, unless a session-dir flag is given", Payload: typeOf[SessionDirectory](), Result: typeOf[SessionDirectoryResult]()},
 	{Name: "resources_discover", Systems: "AOP", Family: "startup", Combine: Accumulate, Errors: Isolate, Awaited: true, Emitted: true, Doc: "right after session_start; contributes skill, prompt and theme paths", Payload: typeOf[ResourcesDiscover](), Result: typeOf[ResourcesDiscoverResult]()},
 	{Name: "session_start", Systems: "AOP", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "on the new runtime after startup, reload, new, resume or fork", Payload: typeOf[SessionStart]()},
-	{Name: "session_info_changed", Systems: "A", Family: "session", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "the session name was set or cleared", Payload: typeOf[SessionInfoChanged]()},
+	{Name: "session_info_changed", Stream: "session_info_changed", Systems: "A", Family: "session", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "the session name was set or cleared", Payload: typeOf[SessionInfoChanged]()},
 	{Name: "session_before_switch", Systems: "AOP", Family: "session", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /new and /resume; may cancel", Payload: typeOf[SessionBeforeSwitch](), Result: typeOf[CancelResult]()},
 	{Name: "session_switch", Systems: "OP", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "compatibility after-event of a switch, right after session_start on the new runtime", Payload: typeOf[SessionSwitch]()},
 	{Name: "session_before_fork", Aliases: []string{"session_before_branch"}, Systems: "AOP", Family: "session", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /fork or /clone; may cancel", Payload: typeOf[SessionBeforeFork](), Result: typeOf[SessionBeforeForkResult]()},
 	{Name: "session_fork", Systems: "P", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "compatibility after-event of a fork, right after session_start on the new runtime", Payload: typeOf[SessionFork]()},
 	{Name: "session_branch", Systems: "O", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "compatibility after-event of a branch (oh-my-pi), right after session_start", Payload: typeOf[SessionBranch]()},
 	{Name: "session_shutdown", Systems: "AOP", Family: "session", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Concurrent: true, Doc: "before a started runtime is torn down", Payload: typeOf[SessionShutdown]()},
-	{Name: "entry_appended", Systems: "A", Family: "session", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "an extension's appendEntry has persisted", Payload: typeOf[EntryAppended]()},
+	{Name: "entry_appended", Stream: "entry_appended", Systems: "A", Family: "session", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "an extension's appendEntry has persisted", Payload: typeOf[EntryAppended]()},
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }

@@ -84,6 +84,10 @@ type Spec struct {
 	// Emitted says whether atomic emits the event yet; false rows have their table entry and a
 	// runner test only, until their subsystem exists.
 	Emitted bool `json:"emitted"`
+	// Stream is the event's name on the front-end stream (session.Event.Type, the "type" JSON and
+	// RPC modes write), "" when front-ends do not receive it. It differs from Name where pi's
+	// protocol names the fact differently (model_select is model_changed on the wire).
+	Stream string `json:"stream,omitempty"`
 	// Doc says in one line when the event fires.
 	Doc string `json:"doc"`
 

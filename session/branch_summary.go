@@ -248,7 +248,7 @@ func (s *Session) navigateTree(ctx context.Context, targetID string, o ext.Navig
 	custom, replace, label := o.CustomInstructions, o.ReplaceInstructions, o.Label
 	var supplied *ext.TreeSummary
 	if s.runner.Has(ext.IDSessionBeforeTree) {
-		_, res, _ := ext.Emit[*ext.BeforeTreeResult](s.runner, ctx, ext.SessionBeforeTree{Preparation: prep})
+		_, res, _ := emit[*ext.BeforeTreeResult](s, ctx, ext.SessionBeforeTree{Preparation: prep})
 		if res != nil {
 			if res.Cancel {
 				return true, nil
@@ -321,6 +321,6 @@ func (s *Session) navigateTree(ctx context.Context, targetID string, o ext.Navig
 	if oldLeaf != "" {
 		ev.OldLeafID = &oldLeaf
 	}
-	ext.Emit[ext.None](s.runner, ctx, ev)
+	emit[ext.None](s, ctx, ev)
 	return false, nil
 }

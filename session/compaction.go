@@ -223,7 +223,7 @@ func (s *Session) compact(ctx context.Context, reason string, p compact.Paramete
 		if !errors.Is(err, ErrCompactionCancelled) {
 			failed.ErrorMessage, status.ErrorMessage = err.Error(), err.Error()
 		}
-		ext.Emit[ext.None](s.runner, ctx, failed)
+		emit[ext.None](s, ctx, failed)
 		s.compactionStatus(ctx, false, status)
 		return nil, nil, err
 	}
@@ -236,31 +236,17 @@ func (s *Session) compact(ctx context.Context, reason string, p compact.Paramete
 // compactionStatus emits compaction_start/end to extensions and the session stream, and
 // auto_compaction_start/end to extensions for runs that are not manual (events.md §4 row 13).
 func (s *Session) compactionStatus(ctx context.Context, start bool, st ext.CompactionStatus) {
-	wire := map[string]any{"reason": st.Reason}
-	if st.MidTurn {
-		wire["midTurn"] = true
-	}
-	typ := "compaction_start"
 	if start {
-		ext.Emit[ext.None](s.runner, ctx, ext.CompactionStart{CompactionStatus: st})
+		emit[ext.None](s, ctx, ext.CompactionStart{CompactionStatus: st})
 		if st.Reason != CompactManual {
-			ext.Emit[ext.None](s.runner, ctx, ext.AutoCompactionStart{CompactionStatus: st})
+			emit[ext.None](s, ctx, ext.AutoCompactionStart{CompactionStatus: st})
 		}
-	} else {
-		typ = "compaction_end"
-		wire["aborted"], wire["willRetry"] = st.Aborted, st.WillRetry
-		if st.Result != nil {
-			wire["result"] = st.Result
-		}
-		if st.ErrorMessage != "" {
-			wire["errorMessage"] = st.ErrorMessage
-		}
-		ext.Emit[ext.None](s.runner, ctx, ext.CompactionEnd{CompactionStatus: st})
-		if st.Reason != CompactManual {
-			ext.Emit[ext.None](s.runner, ctx, ext.AutoCompactionEnd{CompactionStatus: st})
-		}
+		return
 	}
-	s.streamEvent(typ, wire)
+	emit[ext.None](s, ctx, ext.CompactionEnd{CompactionStatus: st})
+	if st.Reason != CompactManual {
+		emit[ext.None](s, ctx, ext.AutoCompactionEnd{CompactionStatus: st})
+	}
 }
 
 func (s *Session) runCompaction(ctx context.Context, reason string, p compact.Parameters) (res *compact.Result, msgs []llm.Message, fromExt bool, err error) {
@@ -316,7 +302,7 @@ func (s *Session) runCompaction(ctx context.Context, reason string, p compact.Pa
 			return nil, nil, fromExt, err
 		}
 	}
-	ext.Emit[ext.None](s.runner, ctx, ext.SessionCompact{Reason: reason, Parameters: extParams(p), Result: res,
+	emit[ext.None](s, ctx, ext.SessionCompact{Reason: reason, Parameters: extParams(p), Result: res,
 		CompactionEntry: s.store.Entry(id), FromExtension: fromExt})
 	return res, msgs, fromExt, nil
 }
@@ -339,7 +325,7 @@ func (s *Session) extensionText(ctx context.Context, reason string, p compact.Pa
 		id := *prep.firstKept
 		ev.Preparation.FirstKeptEntryID = &id
 	}
-	_, r, _ := ext.Emit[*ext.BeforeCompactResult](s.runner, ctx, ev)
+	_, r, _ := emit[*ext.BeforeCompactResult](s, ctx, ev)
 	switch {
 	case r == nil:
 		return "", "", false, nil

@@ -16,56 +16,6 @@ import (
 // Runner returns the session's extension runner.
 func (s *Session) Runner() *ext.Runner { return s.runner }
 
-// dispatchAgentEvent forwards agent events to extensions before any other session listener
-// (events.md §1.2: extension handlers first, then the session's public listeners).
-func (s *Session) dispatchAgentEvent(e agent.Event) {
-	r := s.runner
-	ctx := s.runCtx()
-	switch e.Type {
-	case agent.EventAgentStart:
-		ext.Emit[ext.None](r, ctx, ext.AgentStart{})
-	case agent.EventAgentEnd:
-		if r.Has(ext.IDAgentEnd) {
-			ext.Emit[ext.None](r, ctx, ext.AgentEnd{Messages: e.Messages, WillContinue: s.retryWillContinue(ctx)}) // retry.go
-		}
-	case agent.EventTurnStart:
-		ext.Emit[ext.None](r, ctx, ext.TurnStart{TurnIndex: e.TurnIndex, Timestamp: e.Timestamp})
-	case agent.EventTurnEnd:
-		if r.Has(ext.IDTurnEnd) {
-			results := e.ToolResults
-			if results == nil {
-				results = []llm.Message{}
-			}
-			ext.Emit[ext.None](r, ctx, ext.TurnEnd{TurnIndex: e.TurnIndex, Message: e.Message, ToolResults: results})
-		}
-	case agent.EventMessageStart:
-		ext.Emit[ext.None](r, ctx, ext.MessageStart{Message: e.Message})
-	case agent.EventMessageUpdate:
-		ext.Emit[ext.None](r, ctx, ext.MessageUpdate{AssistantMessageEvent: e.StreamEvent, Message: e.Message})
-	case agent.EventToolExecutionStart:
-		ext.Emit[ext.None](r, ctx, ext.ToolExecutionStart{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Args: e.Args})
-	case agent.EventToolExecutionUpdate:
-		if r.Has(ext.IDToolExecutionUpdate) {
-			ext.Emit[ext.None](r, ctx, ext.ToolExecutionUpdate{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Args: e.Args, PartialResult: toolResultWire(e.Result)})
-		}
-	case agent.EventToolExecutionEnd:
-		if r.Has(ext.IDToolExecutionEnd) {
-			ext.Emit[ext.None](r, ctx, ext.ToolExecutionEnd{ToolCallID: e.ToolCallID, ToolName: e.ToolName, Result: toolResultWire(e.Result), IsError: e.IsError})
-		}
-	}
-}
-
-func toolResultWire(r *tool.Result) map[string]any {
-	if r == nil {
-		return map[string]any{"content": []llm.Content{}}
-	}
-	out := map[string]any{"content": r.Content}
-	if r.Details != nil {
-		out["details"] = r.Details
-	}
-	return out
-}
-
 // runCtx is the context handed to agent-event handlers: the active run's (so ctx.signal is
 // the agent's abort signal, events.md §1.3), else background.
 func (s *Session) runCtx() context.Context {
@@ -80,7 +30,7 @@ func (s *Session) messageEnd(ctx context.Context, m *llm.Message) {
 	if !s.runner.Has(ext.IDMessageEnd) {
 		return
 	}
-	out, _, _ := ext.Emit[*ext.MessageEndResult](s.runner, ctx, ext.MessageEnd{Message: m})
+	out, _, _ := emit[*ext.MessageEndResult](s, ctx, ext.MessageEnd{Message: m})
 	if out.Message != nil && out.Message != m {
 		*m = *out.Message
 	}
@@ -91,7 +41,7 @@ func (s *Session) transformContext(ctx context.Context, msgs []llm.Message) []ll
 	if !s.runner.Has(ext.IDContext) {
 		return msgs
 	}
-	out, _, _ := ext.Emit[*ext.ContextResult](s.runner, ctx, ext.ContextEvent{Messages: msgs})
+	out, _, _ := emit[*ext.ContextResult](s, ctx, ext.ContextEvent{Messages: msgs})
 	return out.Messages
 }
 
@@ -100,7 +50,7 @@ func (s *Session) beforeToolCall(ctx context.Context, call *tool.Call) (*agent.B
 	if !s.runner.Has(ext.IDToolCall) {
 		return nil, nil
 	}
-	out, res, err := ext.Emit[*ext.ToolCallResult](s.runner, ctx, ext.ToolCall{ToolCallID: call.ID, ToolName: call.Name, Input: call.Args})
+	out, res, err := emit[*ext.ToolCallResult](s, ctx, ext.ToolCall{ToolCallID: call.ID, ToolName: call.Name, Input: call.Args})
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +70,7 @@ func (s *Session) afterToolCall(ctx context.Context, call tool.Call, res tool.Re
 	// handlers never race each other (as in Atomic's single event queue).
 	s.toolResultMu.Lock()
 	defer s.toolResultMu.Unlock()
-	out, _, _ := ext.Emit[*ext.ToolResultPatch](s.runner, ctx, ext.ToolResult{
+	out, _, _ := emit[*ext.ToolResultPatch](s, ctx, ext.ToolResult{
 		ToolCallID: call.ID, ToolName: call.Name, Input: call.Args,
 		Content: res.Content, Details: res.Details, IsError: res.IsError,
 	})
@@ -137,23 +87,23 @@ func (s *Session) providerHooks(m *llm.Model) *llm.Hooks {
 	h := &llm.Hooks{}
 	if r.Has(ext.IDBeforeProviderHeaders) {
 		h.BeforeHeaders = func(ctx context.Context, headers map[string]string) {
-			ext.Emit[ext.None](r, ctx, ext.BeforeProviderHeaders{Headers: headers, Provider: m.Provider, ModelID: m.ID})
+			emit[ext.None](s, ctx, ext.BeforeProviderHeaders{Headers: headers, Provider: m.Provider, ModelID: m.ID})
 		}
 	}
 	if r.Has(ext.IDBeforeProviderRequest) {
 		h.BeforeRequest = func(ctx context.Context, payload any) any {
-			out, _, _ := ext.Emit[*ext.PayloadResult](r, ctx, ext.BeforeProviderRequest{Payload: payload})
+			out, _, _ := emit[*ext.PayloadResult](s, ctx, ext.BeforeProviderRequest{Payload: payload})
 			return out.Payload
 		}
 	}
 	if r.Has(ext.IDProviderRequest) {
 		h.OnRequest = func(ctx context.Context, body []byte) {
-			ext.Emit[ext.None](r, ctx, ext.ProviderRequest{PayloadJSON: string(body), Provider: m.Provider, ModelID: m.ID})
+			emit[ext.None](s, ctx, ext.ProviderRequest{PayloadJSON: string(body), Provider: m.Provider, ModelID: m.ID})
 		}
 	}
 	if r.Has(ext.IDAfterProviderResponse) {
 		h.AfterResponse = func(ctx context.Context, status int, headers http.Header) {
-			ext.Emit[ext.None](r, ctx, ext.AfterProviderResponse{Status: status, Headers: ext.HeaderMap(headers), RequestID: firstHeader(headers, "request-id", "x-request-id")})
+			emit[ext.None](s, ctx, ext.AfterProviderResponse{Status: status, Headers: ext.HeaderMap(headers), RequestID: firstHeader(headers, "request-id", "x-request-id")})
 		}
 	}
 	return h
@@ -177,6 +127,12 @@ type PromptOptions struct {
 	// "followUp". Empty steers, except for Source "rpc", where it is ErrAlreadyProcessing
 	// (rpc-and-json.md §3.1).
 	StreamingBehavior string
+	// OnStart, when set, is called once on the agent loop's goroutine just before the prompt's
+	// agent_start is published to front-ends (after its extension handlers ran), so a front-end
+	// can acknowledge the prompt ahead of its events (RPC mode). It is not called when the
+	// prompt ends before a run starts (a command or input hook handled it, it was queued, or
+	// it failed). It must not block.
+	OnStart func()
 }
 
 // ErrCommandFailed wraps the error of an extension command run from a prompt.
@@ -207,7 +163,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 	}
 	images := o.Images
 	if s.runner.Has(ext.IDInput) {
-		out, _, _ := ext.Emit[*ext.InputResult](s.runner, ctx, ext.Input{Text: text, Images: images, Source: o.Source})
+		out, _, _ := emit[*ext.InputResult](s, ctx, ext.Input{Text: text, Images: images, Source: o.Source})
 		if out.Handled {
 			return nil
 		}
@@ -237,7 +193,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 	s.mu.Unlock()
 	systemPrompt := base
 	if s.runner.Has(ext.IDBeforeAgentStart) {
-		out, _, _ := ext.Emit[*ext.BeforeAgentStartResult](s.runner, ctx, ext.BeforeAgentStart{
+		out, _, _ := emit[*ext.BeforeAgentStartResult](s, ctx, ext.BeforeAgentStart{
 			Prompt: text, Images: images, SystemPrompt: base,
 			SystemPromptOptions: ext.SystemPromptOptions{SelectedTools: s.toolNames(), Cwd: s.opts.Cwd},
 		})
@@ -247,6 +203,11 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 	}
 	s.agent.Configure(func(c *agent.Config) { c.SystemPrompt = systemPrompt })
+	if o.OnStart != nil {
+		fn := o.OnStart
+		s.onStart.Store(&fn)
+		defer s.onStart.CompareAndSwap(&fn, nil)
+	}
 	// retry.go: retryable provider failures are retried before the prompt settles.
 	if err := s.runRetrying(ctx, func() error { return s.agent.Prompt(ctx, msgs...) }); err != nil {
 		return err
@@ -267,7 +228,7 @@ func (s *Session) sessionStop(ctx context.Context) error {
 				break
 			}
 		}
-		out, res, _ := ext.Emit[*ext.SessionStopResult](s.runner, ctx, ext.SessionStop{
+		out, res, _ := emit[*ext.SessionStopResult](s, ctx, ext.SessionStop{
 			Messages: msgs, LastAssistantMessage: last, SessionID: s.store.SessionID(),
 			SessionFile: s.store.SessionFile(), StopHookActive: n > 0,
 		})
@@ -337,19 +298,19 @@ func (s *Session) customMessage(m ext.CustomMessage, exclude bool) llm.Message {
 func (s *Session) Start(ctx context.Context, reason, previousSessionFile string) {
 	s.runner.SetHost(s)
 	s.runner.Bind()
-	ext.Emit[ext.None](s.runner, ctx, ext.SessionStart{Reason: reason, PreviousSessionFile: previousSessionFile})
+	emit[ext.None](s, ctx, ext.SessionStart{Reason: reason, PreviousSessionFile: previousSessionFile})
 	switch reason {
 	case "new", "resume":
-		ext.Emit[ext.None](s.runner, ctx, ext.SessionSwitch{Reason: reason, PreviousSessionFile: previousSessionFile})
+		emit[ext.None](s, ctx, ext.SessionSwitch{Reason: reason, PreviousSessionFile: previousSessionFile})
 	case "fork":
-		ext.Emit[ext.None](s.runner, ctx, ext.SessionFork{PreviousSessionFile: previousSessionFile})
-		ext.Emit[ext.None](s.runner, ctx, ext.SessionBranch{PreviousSessionFile: previousSessionFile})
+		emit[ext.None](s, ctx, ext.SessionFork{PreviousSessionFile: previousSessionFile})
+		emit[ext.None](s, ctx, ext.SessionBranch{PreviousSessionFile: previousSessionFile})
 	}
 	discoverReason := "startup"
 	if reason == "reload" {
 		discoverReason = "reload"
 	}
-	ext.Emit[*ext.ResourcesDiscoverResult](s.runner, ctx, ext.ResourcesDiscover{Cwd: s.opts.Cwd, Reason: discoverReason})
+	emit[*ext.ResourcesDiscoverResult](s, ctx, ext.ResourcesDiscover{Cwd: s.opts.Cwd, Reason: discoverReason})
 }
 
 // Shutdown aborts any run, waits for extension-triggered turns, emits session_shutdown and
@@ -359,7 +320,7 @@ func (s *Session) Shutdown(ctx context.Context, reason, targetSessionFile string
 		return
 	}
 	s.agent.Abort()
-	ext.Emit[ext.None](s.runner, ctx, ext.SessionShutdown{Reason: reason, TargetSessionFile: targetSessionFile})
+	emit[ext.None](s, ctx, ext.SessionShutdown{Reason: reason, TargetSessionFile: targetSessionFile})
 	s.runner.Drain()
 	s.runner.Dispose() // workflow observers and publishers, extension providers (before SetHost(nil))
 	s.disposed.Store(true)
@@ -449,11 +410,8 @@ func (s *Session) deliver(msgs []llm.Message, o ext.SendOptions) error {
 		return nil
 	case running && o.DeliverAs == "" && len(msgs) > 0 && msgs[0].ExcludeFromContext:
 		// Display-only while streaming: persisted and shown, never sent (seed 004).
-		for i := range msgs {
-			m := msgs[i]
-			// message_end reaches the session's persist subscriber, which saves it.
-			s.agent.Emit(agent.Event{Type: agent.EventMessageStart, Message: &m})
-			s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m})
+		for _, m := range msgs {
+			s.publishMessage(m) // onLoop persists its message_end
 		}
 		return nil
 	case running && o.DeliverAs == "followUp":
@@ -501,8 +459,7 @@ func (s *Session) startTurn(msgs []llm.Message, interrupt bool) {
 func (s *Session) appendIdle(m llm.Message) {
 	msgs := append(s.agent.Messages(), m)
 	_ = s.agent.SetMessages(msgs)
-	s.agent.Emit(agent.Event{Type: agent.EventMessageStart, Message: &m})
-	s.agent.Emit(agent.Event{Type: agent.EventMessageEnd, Message: &m}) // persisted by the subscriber
+	s.publishMessage(m) // onLoop persists its message_end
 }
 
 // AppendEntry persists extension state and emits entry_appended.
@@ -515,8 +472,7 @@ func (s *Session) AppendEntry(customType string, data any) error {
 		return err
 	}
 	entry := s.store.Entry(id)
-	ext.Emit[ext.None](s.runner, context.Background(), ext.EntryAppended{Entry: entry})
-	s.streamEvent("entry_appended", map[string]any{"entry": entry})
+	emit[ext.None](s, context.Background(), ext.EntryAppended{Entry: entry})
 	return nil
 }
 
@@ -532,8 +488,7 @@ func (s *Session) SetSessionName(name string) error {
 	if n := strings.TrimSpace(name); n != "" {
 		p = &n
 	}
-	ext.Emit[ext.None](s.runner, context.Background(), ext.SessionInfoChanged{Name: p})
-	s.streamEvent("session_info_changed", ext.SessionInfoChanged{Name: p})
+	emit[ext.None](s, context.Background(), ext.SessionInfoChanged{Name: p})
 	return nil
 }
 
@@ -588,13 +543,11 @@ func (s *Session) setModel(m *llm.Model, source string) error {
 		if _, err := s.store.AppendThinkingLevelChange(level); err != nil {
 			return err
 		}
-		ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prevLevel})
-		s.streamEvent("thinking_level_changed", map[string]any{"level": level})
+		emit[ext.None](s, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prevLevel})
 		// thinking_level_select is fire-and-forget but comes first (events.md §2 "/model").
 		s.runner.Drain()
 	}
-	ext.Emit[ext.None](s.runner, context.Background(), ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
-	s.streamEvent("model_changed", ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
+	emit[ext.None](s, context.Background(), ext.ModelSelect{Model: m, PreviousModel: prev, Source: source})
 	return nil
 }
 
@@ -619,8 +572,7 @@ func (s *Session) SetThinkingLevel(level string) error {
 	if _, err := s.store.AppendThinkingLevelChange(level); err != nil {
 		return err
 	}
-	ext.Emit[ext.None](s.runner, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prev})
-	s.streamEvent("thinking_level_changed", map[string]any{"level": level})
+	emit[ext.None](s, context.Background(), ext.ThinkingLevelSelect{Level: level, PreviousLevel: prev})
 	return nil
 }
 
@@ -658,13 +610,7 @@ func (s *Session) allBuiltins() []tool.Tool {
 
 var _ ext.Host = (*Session)(nil)
 
-// settled ends a top-level prompt: agent_settled to extensions, then to the session stream.
+// settled ends a top-level prompt: agent_settled to extensions, then to the front-ends.
 func (s *Session) settled() {
-	ext.Emit[ext.None](s.runner, context.Background(), ext.AgentSettled{})
-	s.agent.Emit(agent.Event{Type: "agent_settled"})
-}
-
-// streamEvent sends a session-level event to the front-ends (rpc-and-json.md §5).
-func (s *Session) streamEvent(typ string, data any) {
-	s.agent.Emit(agent.Event{Type: typ, Data: data})
+	emit[ext.None](s, context.Background(), ext.AgentSettled{})
 }

@@ -221,7 +221,7 @@ func (s *Session) noteAuth(provider string, status int, msg string) {
 	}
 	s.retry.mu.Unlock()
 	if disable {
-		ext.Emit[ext.None](s.runner, context.Background(), ext.CredentialDisabled{Provider: provider, DisabledCause: cause})
+		emit[ext.None](s, context.Background(), ext.CredentialDisabled{Provider: provider, DisabledCause: cause})
 	}
 }
 
@@ -253,12 +253,10 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 	var current *RetryFallback
 	end := func(success bool, final string) {
 		e := ext.AutoRetryEnd{Success: success, Attempt: tries, FinalError: final}
-		ext.Emit[ext.None](s.runner, ectx, e)
-		s.streamEvent("auto_retry_end", e)
+		emit[ext.None](s, ectx, e)
 		if success && current != nil {
 			f := ext.RetryFallbackSucceeded{Model: modelRef(current.Model), Role: "default"}
-			ext.Emit[ext.None](s.runner, ectx, f)
-			s.streamEvent("retry_fallback_succeeded", f)
+			emit[ext.None](s, ectx, f)
 		}
 	}
 	for {
@@ -311,8 +309,7 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 			fb := o.Fallbacks[fallback]
 			current = &fb
 			a := ext.RetryFallbackApplied{From: modelRef(from), To: modelRef(fb.Model), Role: "default"}
-			ext.Emit[ext.None](s.runner, ectx, a)
-			s.streamEvent("retry_fallback_applied", a)
+			emit[ext.None](s, ectx, a)
 			if err := s.setModel(fb.Model, "fallback"); err != nil {
 				s.onErr(fmt.Errorf("session: fallback to %s: %w", modelRef(fb.Model), err))
 				continue
@@ -322,8 +319,7 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 			}
 		} else {
 			st := ext.AutoRetryStart{Attempt: attempt, MaxAttempts: o.MaxRetries, DelayMs: delay.Milliseconds(), ErrorMessage: errorText(last)}
-			ext.Emit[ext.None](s.runner, ectx, st)
-			s.streamEvent("auto_retry_start", st)
+			emit[ext.None](s, ectx, st)
 		}
 
 		failed := *last

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/internal/fakellm"
 	"github.com/atomic-cli/atomic/llm"
@@ -25,7 +24,9 @@ type retryHarness struct {
 	st     *store.Session
 	s      *Session
 	mu     sync.Mutex
-	events []string // stream events and extension notices, in order
+	events []string // extension notices, in order
+	stream []string // front-end stream events, in order
+	sub    *Subscriber
 	delays []time.Duration
 	cont   []bool // agent_end.willContinue, per run
 }
@@ -97,23 +98,20 @@ func newRetryHarness(t *testing.T, script fakellm.Script, o RetryOptions, sleep 
 		t.Fatal(err)
 	}
 	s.Start(context.Background(), "startup", "")
-	s.Subscribe(func(e agent.Event) {
-		switch e.Type {
-		case agent.EventMessageEnd:
-			if e.Message.Role == llm.RoleAssistant {
-				h.add("message_end assistant " + string(e.Message.StopReason))
+	h.sub = s.Subscribe(func(e Event) {
+		switch p := e.Payload.(type) {
+		case *ext.MessageEnd:
+			if p.Message.Role == llm.RoleAssistant {
+				h.addStream("message_end assistant " + string(p.Message.StopReason))
 			}
-		case "auto_retry_start", "auto_retry_end", "agent_settled", agent.EventAgentEnd, "model_changed", "retry_fallback_applied", "retry_fallback_succeeded":
-			data := ""
-			if e.Data != nil {
-				b, _ := json.Marshal(e.Data)
-				if e.Type != "model_changed" {
-					data = " " + string(b)
-				}
-			}
-			h.add(e.Type + data)
+		case *ext.AgentEnd, *ext.AgentSettled, *ext.ModelSelect:
+			h.addStream(e.Type)
+		case *ext.AutoRetryStart, *ext.AutoRetryEnd, *ext.RetryFallbackApplied, *ext.RetryFallbackSucceeded:
+			b, _ := json.Marshal(p)
+			h.addStream(e.Type + " " + string(b))
 		}
-	})
+	}, SubscribeOptions{})
+	t.Cleanup(h.sub.Close)
 	h.s = s
 	return h
 }
@@ -124,13 +122,34 @@ func (h *retryHarness) add(s string) {
 	h.mu.Unlock()
 }
 
+func (h *retryHarness) addStream(s string) {
+	h.mu.Lock()
+	h.stream = append(h.stream, s)
+	h.mu.Unlock()
+}
+
+// check compares the extension handlers' record ("ext:" items of want) and the front-end
+// stream's record (the others), each in order: the stream is delivered on its own goroutine,
+// so the two are not interleaved deterministically.
 func (h *retryHarness) check(t *testing.T, want ...string) {
 	t.Helper()
 	h.s.Runner().Drain()
+	h.sub.Sync()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if strings.Join(h.events, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("events:\n%s\nwant:\n%s", strings.Join(h.events, "\n"), strings.Join(want, "\n"))
+	var wantExt, wantStream []string
+	for _, w := range want {
+		if strings.HasPrefix(w, "ext:") {
+			wantExt = append(wantExt, w)
+		} else {
+			wantStream = append(wantStream, w)
+		}
+	}
+	if strings.Join(h.events, "\n") != strings.Join(wantExt, "\n") {
+		t.Fatalf("extension events:\n%s\nwant:\n%s", strings.Join(h.events, "\n"), strings.Join(wantExt, "\n"))
+	}
+	if strings.Join(h.stream, "\n") != strings.Join(wantStream, "\n") {
+		t.Fatalf("stream events:\n%s\nwant:\n%s", strings.Join(h.stream, "\n"), strings.Join(wantStream, "\n"))
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/tool"
@@ -52,7 +51,7 @@ func (s *Session) ExecuteBash(ctx context.Context, command string, o BashOptions
 	}
 	var ops tool.BashOperations = tool.LocalShell{}
 	if s.runner.Has(ext.IDUserBash) {
-		_, res, _ := ext.Emit[*ext.UserExecResult](s.runner, ctx, ext.UserBash{Command: command, Cwd: s.opts.Cwd, ExcludeFromContext: o.ExcludeFromContext})
+		_, res, _ := emit[*ext.UserExecResult](s, ctx, ext.UserBash{Command: command, Cwd: s.opts.Cwd, ExcludeFromContext: o.ExcludeFromContext})
 		if res != nil && res.Result != nil {
 			r := BashResult{Output: res.Result.Output, ExitCode: res.Result.ExitCode, Cancelled: res.Result.Cancelled, Truncated: res.Result.Truncated, FullOutputPath: res.Result.FullOutputPath}
 			s.recordBash(command, r, o.ExcludeFromContext)
@@ -100,7 +99,7 @@ func (s *Session) recordBash(command string, r BashResult, exclude bool) {
 		s.mu.Unlock()
 		return
 	}
-	s.persist(agent.Event{Type: agent.EventMessageEnd, Message: &m})
+	s.persist(&m)
 }
 
 // userBashOutput collects the output of one user command. mu guards every field: write runs on

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync"
 
-	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/store"
@@ -17,12 +16,14 @@ import (
 // lifecycle of events.md §2: session_before_* (may cancel) → session_shutdown on the old runtime
 // → the old one is disposed (its contexts are stale) → a new Session with freshly run extension
 // factories → session_start{reason, previousSessionFile} → resources_discover → withSession.
-// Front-ends subscribe to the Runtime, so they follow the replacement. Safe for concurrent use.
+// Front-ends subscribe to the Runtime, so they follow the replacement: every session of a
+// Runtime publishes to the Runtime's one stream, and a SessionStarted event announces each
+// replacement. Safe for concurrent use.
 type Runtime struct {
-	mu       sync.Mutex // guards cur, subs, shutdown, scoped
+	mu       sync.Mutex // guards cur, shutdown, scoped
 	cur      *Session
 	base     Options
-	subs     []*func(agent.Event)
+	stream   *stream
 	shutdown bool
 	scoped   []*llm.Model // scoped.go
 }
@@ -32,7 +33,7 @@ type Runtime struct {
 // naming each one before the session starts, so no handler runs and nothing is sent (pi and
 // Atomic exit 1 then); the failures were also reported to o.OnExtensionError.
 func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
-	rt := &Runtime{base: o}
+	rt := &Runtime{base: o, stream: &stream{}}
 	s, err := rt.build(o.Store, o.Model, o.ThinkingLevel)
 	if err != nil {
 		return nil, err
@@ -58,26 +59,15 @@ func (e *ExtensionLoadError) Unwrap() []error { return e.Errs }
 func (rt *Runtime) build(st *store.Session, m *llm.Model, thinking string) (*Session, error) {
 	o := rt.base
 	o.Store, o.Model, o.ThinkingLevel = st, m, thinking
-	s, err := New(o)
+	s, err := newSession(o, rt.stream)
 	if err != nil {
 		return nil, err
 	}
 	s.rt = rt
-	s.agent.Subscribe(rt.forward)
 	if prev := rt.Session(); prev != nil {
 		s.SetAutoRetry(prev.AutoRetryEnabled()) // an RPC set_auto_retry survives replacement
 	}
 	return s, nil
-}
-
-// forward delivers the current session's events to the runtime's subscribers.
-func (rt *Runtime) forward(e agent.Event) {
-	rt.mu.Lock()
-	subs := rt.subs
-	rt.mu.Unlock()
-	for _, fn := range subs {
-		(*fn)(e)
-	}
 }
 
 // Session returns the live session.
@@ -87,22 +77,20 @@ func (rt *Runtime) Session() *Session {
 	return rt.cur
 }
 
-// Subscribe adds a listener of the live session's events, kept across replacements.
-func (rt *Runtime) Subscribe(fn func(agent.Event)) func() {
-	p := &fn
-	rt.mu.Lock()
-	rt.subs = append(rt.subs, p)
-	rt.mu.Unlock()
-	return func() {
-		rt.mu.Lock()
-		defer rt.mu.Unlock()
-		for i, q := range rt.subs {
-			if q == p {
-				rt.subs = append(rt.subs[:i:i], rt.subs[i+1:]...)
-				return
-			}
-		}
-	}
+// Subscribe attaches a new Subscriber calling fn to the stream of the live session and of every
+// session that replaces it (see Subscriber for the delivery contract). Close it when done.
+func (rt *Runtime) Subscribe(fn func(Event), o SubscribeOptions) *Subscriber {
+	sub := NewSubscriber(fn, o)
+	rt.Attach(sub)
+	return sub
+}
+
+// Attach adds sub to the Runtime's stream; the function returned removes it.
+func (rt *Runtime) Attach(sub *Subscriber) (detach func()) { return rt.stream.attach(sub) }
+
+// announce publishes the SessionStarted of a replacement.
+func (rt *Runtime) announce(s *Session, reason, prevFile string) {
+	rt.stream.publish(Event{Type: "session_started", Payload: &SessionStarted{Reason: reason, PreviousSessionFile: prevFile, Session: s}})
 }
 
 // Prompt runs a prompt on the live session (see Session.PromptWith), then waits for turns that
@@ -183,6 +171,7 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 		prevFile = ""
 	}
 	s.Start(ctx, reason, prevFile)
+	rt.announce(s, reason, prevFile)
 	if with != nil {
 		return with(ctx, s.commandContext(ctx))
 	}
@@ -200,6 +189,7 @@ func (rt *Runtime) restart(ctx context.Context, old *Session) {
 	rt.cur = s
 	rt.mu.Unlock()
 	s.Start(ctx, "reload", "")
+	rt.announce(s, "reload", "")
 }
 
 // freshStore returns a new empty store beside old's (same directory, or in memory).
@@ -223,7 +213,7 @@ func reopen(old *store.Session) (*store.Session, error) {
 }
 
 func (rt *Runtime) beforeSwitch(ctx context.Context, reason, target string) bool {
-	_, res, _ := ext.Emit[*ext.CancelResult](rt.Session().runner, ctx, ext.SessionBeforeSwitch{Reason: reason, TargetSessionFile: target})
+	_, res, _ := emit[*ext.CancelResult](rt.Session(), ctx, ext.SessionBeforeSwitch{Reason: reason, TargetSessionFile: target})
 	return res != nil && res.Cancel
 }
 
@@ -276,7 +266,7 @@ func (rt *Runtime) Fork(ctx context.Context, entryID string, o ext.ForkOptions) 
 	if pos == "before" && (entry.Type != store.TypeMessage || entry.Role() != llm.RoleUser) {
 		return false, fmt.Errorf("fork: entry %s is not a user message (fork before needs one; use position \"at\" to clone)", entryID)
 	}
-	_, res, _ := ext.Emit[*ext.SessionBeforeForkResult](cur.runner, ctx, ext.SessionBeforeFork{EntryID: entryID, Position: pos})
+	_, res, _ := emit[*ext.SessionBeforeForkResult](cur, ctx, ext.SessionBeforeFork{EntryID: entryID, Position: pos})
 	if res != nil && res.Cancel {
 		return true, nil
 	}

@@ -99,12 +99,18 @@ type Session struct {
 	rt            *Runtime   // nil for a session made with New directly
 	retry         retryState // automatic retry (retry.go)
 	compaction    compaction // compaction runs and the auto-compaction switch (compaction.go)
+	stream        *stream    // the front-end stream (the Runtime's, shared by its sessions)
+	// onStart is called once before the next agent_start is published (PromptOptions.OnStart).
+	onStart atomic.Pointer[func()]
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records
 // the model and thinking level as entries when they differ from what the session last used (a new
 // session records both, as pi does), and persists every message the agent ends from then on.
-func New(o Options) (*Session, error) {
+func New(o Options) (*Session, error) { return newSession(o, &stream{}) }
+
+// newSession is New publishing to st (a Runtime passes its own stream, shared by its sessions).
+func newSession(o Options, st *stream) (*Session, error) {
 	if o.Store == nil {
 		return nil, errors.New("session: no store")
 	}
@@ -137,7 +143,7 @@ func New(o Options) (*Session, error) {
 	if o.UI == nil {
 		o.UI = ext.NoUI{}
 	}
-	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt}
+	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt, stream: st}
 	s.runner = ext.NewRunner(s.newContext)
 	if o.ExtensionHandlerTimeout > 0 {
 		// A second's grace lets the extension host's own bound, which names the handler, answer
@@ -179,8 +185,7 @@ func New(o Options) (*Session, error) {
 			return nil, fmt.Errorf("session: record thinking level: %w", err)
 		}
 	}
-	s.agent.Subscribe(s.dispatchAgentEvent)
-	s.agent.Subscribe(s.persist)
+	s.agent.Subscribe(s.onLoop)
 	if len(o.Extensions) > 0 {
 		s.loadErrs = s.runner.Load(s, o.ExtensionPaths, o.Extensions)
 		s.ToolsChanged()
@@ -188,12 +193,11 @@ func New(o Options) (*Session, error) {
 	return s, nil
 }
 
-// persist appends every ended message to the store, in event order.
-func (s *Session) persist(e agent.Event) {
-	if e.Type != agent.EventMessageEnd || e.Message == nil {
+// persist appends an ended message to the store (called in event order by onLoop).
+func (s *Session) persist(m *llm.Message) {
+	if m == nil {
 		return
 	}
-	m := e.Message
 	if m.Role == llm.RoleCustom {
 		_, err := s.store.AppendCustomMessageEntry(store.CustomMessage{
 			CustomType: m.CustomType, Content: m.Content, ContentIsString: m.ContentIsString,
@@ -207,7 +211,7 @@ func (s *Session) persist(e agent.Event) {
 	}
 	if _, err := s.store.AppendMessage(*m); err != nil {
 		s.persistFailed.Store(true)
-		s.onErr(fmt.Errorf("session: saving the %s message: %w", e.Message.Role, err))
+		s.onErr(fmt.Errorf("session: saving the %s message: %w", m.Role, err))
 	}
 }
 
@@ -251,10 +255,6 @@ func (s *Session) Abort() {
 	s.AbortRetry()
 	s.agent.Abort()
 }
-
-// Subscribe adds an event listener (called in emission order, after the session has persisted
-// the message of a message_end) and returns its remover.
-func (s *Session) Subscribe(fn func(agent.Event)) func() { return s.agent.Subscribe(fn) }
 
 // Messages returns the agent context (the current branch's messages).
 func (s *Session) Messages() []llm.Message { return s.agent.Messages() }

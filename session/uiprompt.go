@@ -29,7 +29,7 @@ func (u *promptUI) enter(kind, title string) {
 	span := u.outer
 	u.mu.Unlock()
 	if first {
-		ext.Emit[ext.None](u.s.runner, context.Background(), ext.UIPromptStart{UIPrompt: span})
+		emit[ext.None](u.s, context.Background(), ext.UIPromptStart{UIPrompt: span})
 	}
 }
 
@@ -40,7 +40,7 @@ func (u *promptUI) exit() {
 	span := u.outer
 	u.mu.Unlock()
 	if last {
-		ext.Emit[ext.None](u.s.runner, context.Background(), ext.UIPromptEnd{UIPrompt: span})
+		emit[ext.None](u.s, context.Background(), ext.UIPromptEnd{UIPrompt: span})
 	}
 }
 

@@ -1,7 +1,9 @@
 // Package json is JSON mode (`--mode json`, rpc-and-json.md §7): the session header as the first
-// line, then every session event as one JSON object per line, in emission order.
+// line, then every event of the session's front-end stream (session.Event) that is on the wire,
+// as one JSON object per line, in publication order.
 //
-// It imports agent and llm only; the session is reached through the Session interface.
+// It imports session (for the stream types), llm and mode/print; the session is reached through
+// the Session interface.
 package json
 
 import (
@@ -11,16 +13,16 @@ import (
 	"io"
 	"sync"
 
-	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/llm"
 	printmode "github.com/atomic-cli/atomic/mode/print"
+	"github.com/atomic-cli/atomic/session"
 )
 
 // Session is what JSON mode needs of a live session.
 type Session interface {
 	printmode.Session
-	// Subscribe adds an event listener and returns its remover.
-	Subscribe(fn func(agent.Event)) func()
+	// Subscribe attaches a subscriber of the front-end stream (session.Runtime.Subscribe).
+	Subscribe(fn func(session.Event), o session.SubscribeOptions) *session.Subscriber
 	// HeaderJSON is the session header line (without newline).
 	HeaderJSON() []byte
 }
@@ -51,8 +53,11 @@ func (w *Writer) WriteLine(b []byte) error {
 	return w.err
 }
 
-// WriteEvent encodes e as one line.
-func (w *Writer) WriteEvent(e *agent.Event) error {
+// WriteEvent encodes e as one line; events that are not on the wire (e.Wire) are skipped.
+func (w *Writer) WriteEvent(e session.Event) error {
+	if !e.Wire() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var err error
@@ -64,7 +69,7 @@ func (w *Writer) WriteEvent(e *agent.Event) error {
 	if _, err := w.w.Write(w.buf); err != nil && w.err == nil {
 		w.err = err
 	}
-	if e.Type != agent.EventMessageUpdate && e.Type != agent.EventToolExecutionUpdate {
+	if !e.Delta() {
 		if err := w.w.Flush(); err != nil && w.err == nil {
 			w.err = err
 		}
@@ -91,12 +96,12 @@ func Run(ctx context.Context, s Session, prompts []printmode.Prompt, stdout, std
 		fmt.Fprintf(stderr, "Error: writing to stdout: %v\n", err)
 		return 1
 	}
-	unsub := s.Subscribe(func(e agent.Event) {
-		if err := w.WriteEvent(&e); err != nil {
+	sub := s.Subscribe(func(e session.Event) {
+		if err := w.WriteEvent(e); err != nil {
 			fmt.Fprintf(stderr, "Error: %v\n", err)
 		}
-	})
-	defer unsub()
+	}, session.SubscribeOptions{})
+	defer sub.Close()
 	code := 0
 	for _, p := range prompts {
 		if err := s.Prompt(ctx, p.Text, p.Images); err != nil {
@@ -108,6 +113,7 @@ func Run(ctx context.Context, s Session, prompts []printmode.Prompt, stdout, std
 			break
 		}
 	}
+	sub.Sync() // every event of the run is written
 	if err := w.Flush(); err != nil {
 		fmt.Fprintf(stderr, "Error: writing to stdout: %v\n", err)
 		return 1

@@ -3,7 +3,7 @@
 //
 // Stdin carries commands ({"type": …, "id"?: …}) and extension_ui_response frames; stdout carries
 // responses ({"type":"response", "command", "success", "id"?, "data"? | "error"}), every session
-// event as it happens (the JSON-mode encoding of agent.Event.AppendJSON) and the
+// event as it happens (the JSON-mode encoding of session.Event.AppendJSON) and the
 // extension_ui_request frames of the extension UI sub-protocol.
 //
 // Lanes (rpc-and-json.md §2.1, Atomic): ordinary commands run one at a time in arrival order on
@@ -24,10 +24,12 @@
 // collectEvents end on agent_end, which is emitted. A client that needs the cumulative message
 // rebuilds it from the deltas or reads message_end, which carries the final message.
 //
-// Concurrency: Server's mutable state is owned by mu (the queue, the prompt awaiting its
-// acknowledgement, the bash jobs, the settings) or by the dialog table's own mutex; stdout lines
-// are written whole through mode/json's Writer, which serialises them. Every goroutine the Server
+// Concurrency: Server's mutable state is owned by mu (the queue, the bash jobs, the settings) or by
+// the dialog table's own mutex. Every stdout line (events, responses, extension_error, dialog
+// requests, bash updates) is written by one session.Subscriber goroutine, events as they are
+// published and the others through Subscriber.Do, so lines keep their causal order and no write
+// runs on the agent loop. Every goroutine the Server
 // starts, except the stdin reader (which ends at EOF), has ended when Serve returns.
 //
-// rpc imports session, ext, agent, llm, store and mode/json; nothing imports it but cli.
+// rpc imports session, ext, llm, store, export and mode/json; nothing imports it but cli.
 package rpc

@@ -215,27 +215,26 @@ func nullable(s string) any {
 
 // handlePrompt runs a prompt on its own goroutine and answers after its preflight (see the
 // package doc): when PromptWith returns first (a command or input hook handled it, it was
-// queued, or it failed), or when its agent_start is about to be written.
+// queued, or it failed), or just before its agent_start is published (PromptOptions.OnStart).
 func handlePrompt(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 	p := c.params.(*promptParams)
 	sess := rt.Session()
 	pp := &pendingPrompt{id: c.ID, done: make(chan struct{})}
-	s.ack.Store(pp)
 	s.prompts.Add(1)
 	started := s.goTracked(func() {
-		err := sess.PromptWith(ctx, p.Message, session.PromptOptions{Source: "rpc", Images: p.Images, StreamingBehavior: p.StreamingBehavior})
+		err := sess.PromptWith(ctx, p.Message, session.PromptOptions{
+			Source: "rpc", Images: p.Images, StreamingBehavior: p.StreamingBehavior,
+			OnStart: func() { pp.answer(s, nil) },
+		})
 		// Counted out before the answer, so the worker sees the session idle once answered.
 		s.prompts.Add(-1)
 		defer s.checkShutdown()
-		if s.ack.CompareAndSwap(pp, nil) {
-			pp.answer(s, err)
-		} else if err != nil && ctx.Err() == nil {
+		if !pp.answer(s, err) && err != nil && ctx.Err() == nil {
 			s.logf("prompt %s: %v", c.ID, err)
 		}
 	})
 	if !started {
 		s.prompts.Add(-1)
-		s.ack.CompareAndSwap(pp, nil)
 		return result{err: errShuttingDown}
 	}
 	select {

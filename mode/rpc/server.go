@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	jsonmode "github.com/atomic-cli/atomic/mode/json"
@@ -37,6 +36,9 @@ type Server struct {
 	out  *jsonmode.Writer
 	errw io.Writer
 	ui   *dialogs
+	// sub delivers the session's events and writes every other line, in causal order, on its
+	// own goroutine (session.Subscriber): nothing the server writes runs on the agent loop.
+	sub *session.Subscriber
 
 	flushTimer   *time.Timer
 	flushPending atomic.Bool
@@ -51,10 +53,9 @@ type Server struct {
 	// Settings recorded for subsystems atomic does not have yet (rpc-and-json.md §3.4).
 	autoCompaction, autoRetry bool
 
-	ack      atomic.Pointer[pendingPrompt] // the prompt awaiting its acknowledgement
-	prompts  atomic.Int64                  // prompt goroutines running
-	wg       sync.WaitGroup                // every goroutine the Server started but the reader
-	stop     chan struct{}                 // closed when ctx.shutdown() reached an idle point
+	prompts  atomic.Int64   // prompt goroutines running
+	wg       sync.WaitGroup // every goroutine the Server started but the reader
+	stop     chan struct{}  // closed when ctx.shutdown() reached an idle point
 	stopOnce sync.Once
 	logOnce  sync.Once
 }
@@ -82,6 +83,7 @@ func NewServer(c Config) *Server {
 		autoRetry:      true,
 	}
 	s.ui = newDialogs(s)
+	s.sub = session.NewSubscriber(s.onEvent, session.SubscribeOptions{})
 	s.flushTimer = time.AfterFunc(time.Hour, s.flushNow)
 	s.flushTimer.Stop()
 	go s.read(c.In)
@@ -114,7 +116,7 @@ func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
 	s.mu.Lock()
 	s.rt, s.ctx = rt, runCtx
 	s.mu.Unlock()
-	unsub := rt.Subscribe(s.onEvent)
+	detach := rt.Attach(s.sub)
 
 	s.loop(runCtx)
 
@@ -132,7 +134,8 @@ func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
 	cancel()
 	rt.Session().Abort()
 	s.wg.Wait()
-	unsub()
+	detach()
+	s.sub.Close() // every line queued so far is written
 	s.flushTimer.Stop()
 	if err := s.out.Flush(); err != nil {
 		s.logWriteError(err)
@@ -313,10 +316,14 @@ func (s *Server) respondFailure(id json.RawMessage, command, msg string) {
 	s.writeLine(b)
 }
 
+// writeLine queues one whole line (b is the server's from now on) behind the events published
+// before it.
 func (s *Server) writeLine(b []byte) {
-	if err := s.out.WriteLine(b); err != nil {
-		s.logWriteError(err)
-	}
+	s.sub.Do(func() {
+		if err := s.out.WriteLine(b); err != nil {
+			s.logWriteError(err)
+		}
+	})
 }
 
 func (s *Server) logWriteError(err error) {
@@ -327,23 +334,19 @@ func (s *Server) logf(format string, args ...any) {
 	fmt.Fprintf(s.errw, "rpc: "+format+"\n", args...)
 }
 
-// onEvent streams one session event. A prompt waiting for its acknowledgement is answered just
-// before its agent_start.
-func (s *Server) onEvent(e agent.Event) {
-	if e.Type == agent.EventAgentStart {
-		if p := s.ack.Swap(nil); p != nil {
-			p.answer(s, nil)
-		}
-	}
-	if err := s.out.WriteEvent(&e); err != nil {
+// onEvent streams one session event (on the subscriber's goroutine). Deltas stay buffered for
+// at most flushDelay.
+func (s *Server) onEvent(e session.Event) {
+	if err := s.out.WriteEvent(e); err != nil {
 		s.logf("%v", err)
 	}
-	switch e.Type {
-	case agent.EventMessageUpdate, agent.EventToolExecutionUpdate:
+	if e.Delta() {
 		if s.flushPending.CompareAndSwap(false, true) {
 			s.flushTimer.Reset(flushDelay)
 		}
-	case "agent_settled":
+		return
+	}
+	if _, ok := e.Payload.(*ext.AgentSettled); ok {
 		s.checkShutdown()
 	}
 }
@@ -374,11 +377,15 @@ type pendingPrompt struct {
 	done chan struct{}
 }
 
-// answer writes the prompt's single response: success when err is nil.
-func (p *pendingPrompt) answer(s *Server, err error) {
+// answer writes the prompt's single response, success when err is nil; false when it was
+// answered already.
+func (p *pendingPrompt) answer(s *Server, err error) bool {
+	first := false
 	p.once.Do(func() {
+		first = true
 		cmd := &command{ID: p.id, Type: "prompt"}
 		s.respond(cmd, result{err: err})
 		close(p.done)
 	})
+	return first
 }

@@ -203,15 +203,9 @@ func TestStreamCoalescesDeltasOnlyWhenAsked(t *testing.T) {
 	rt := newStreamRuntime(t, chunkProvider(chunks...))
 	release := make(chan struct{})
 	slow, full := &streamRecord{}, &streamRecord{}
-	first := true
-	coalescing := rt.Subscribe(func(e Event) {
-		if first {
-			first = false
-			<-release // fall behind from the first event on
-		}
-		slow.add(e)
-	}, SubscribeOptions{Coalesce: true})
+	coalescing := rt.Subscribe(slow.add, SubscribeOptions{Coalesce: true})
 	defer coalescing.Close()
+	coalescing.Do(func() { <-release }) // behind from the first event on
 	lossless := rt.Subscribe(full.add, SubscribeOptions{Snapshots: true})
 	defer lossless.Close()
 	if err := rt.Prompt(context.Background(), "hi", nil); err != nil {

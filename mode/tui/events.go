@@ -7,8 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/atomic-cli/atomic/agent"
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/session"
 )
 
 // frameInterval is the shortest gap between two batches of session events handed to the UI:
@@ -127,16 +128,16 @@ func (q *queue) pump(send func(tea.Msg), done <-chan struct{}) {
 	}
 }
 
-// convert turns an agent event into the UI's copy of it; nil for events the UI ignores. It runs
-// on the emitting goroutine and must not block.
-func convert(e agent.Event) any {
-	switch e.Type {
-	case agent.EventMessageStart:
-		return evMessageStart{e.Message}
-	case agent.EventMessageEnd:
-		return evMessageEnd{e.Message}
-	case agent.EventMessageUpdate:
-		se := e.StreamEvent
+// convert turns a stream event into the UI's copy of it; nil for events the UI ignores. It runs
+// on the stream subscriber's goroutine (session.Subscriber) and must not block.
+func convert(e session.Event) any {
+	switch p := e.Payload.(type) {
+	case *ext.MessageStart:
+		return evMessageStart{p.Message}
+	case *ext.MessageEnd:
+		return evMessageEnd{p.Message}
+	case *ext.MessageUpdate:
+		se := p.AssistantMessageEvent
 		if se == nil {
 			return nil
 		}
@@ -149,36 +150,35 @@ func convert(e agent.Event) any {
 			var c llm.Content
 			if se.Type == llm.EventToolCallEnd && se.ToolCall != nil {
 				c = *se.ToolCall
-			} else if e.Message != nil && se.ContentIndex < len(e.Message.Content) {
-				c = e.Message.Content[se.ContentIndex]
+			} else if p.Message != nil && se.ContentIndex < len(p.Message.Content) {
+				c = p.Message.Content[se.ContentIndex]
 			}
 			c.Arguments = maps.Clone(c.Arguments)
 			return evToolCall{idx: se.ContentIndex, call: c, complete: se.Type == llm.EventToolCallEnd}
 		}
 		return nil
-	case agent.EventToolExecutionStart:
-		return evToolStart{id: e.ToolCallID, name: e.ToolName, args: maps.Clone(e.Args)}
-	case agent.EventToolExecutionUpdate:
-		u := evToolUpdate{id: e.ToolCallID}
-		if e.Result != nil {
-			u.content = append([]llm.Content(nil), e.Result.Content...)
-			u.details = e.Result.Details
+	case *ext.ToolExecutionStart:
+		return evToolStart{id: p.ToolCallID, name: p.ToolName, args: maps.Clone(p.Args)}
+	case *ext.ToolExecutionUpdate:
+		u := evToolUpdate{id: p.ToolCallID}
+		if p.PartialResult != nil {
+			u.content = append([]llm.Content(nil), p.PartialResult.Content...)
+			u.details = p.PartialResult.Details
 		}
 		return u
-	case agent.EventToolExecutionEnd:
-		u := evToolEnd{id: e.ToolCallID, isError: e.IsError}
-		if e.Result != nil {
-			u.content = append([]llm.Content(nil), e.Result.Content...)
-			u.details = e.Result.Details
-			u.isError = u.isError || e.Result.IsError
+	case *ext.ToolExecutionEnd:
+		u := evToolEnd{id: p.ToolCallID, isError: p.IsError}
+		if p.Result != nil {
+			u.content = append([]llm.Content(nil), p.Result.Content...)
+			u.details = p.Result.Details
 		}
 		return u
-	case agent.EventAgentStart:
+	case *ext.AgentStart:
 		return evAgentStart{}
-	case agent.EventAgentEnd:
+	case *ext.AgentEnd:
 		return evAgentEnd{}
-	case agent.EventTurnStart, agent.EventTurnEnd:
+	case *ext.TurnStart, *ext.TurnEnd:
 		return nil
 	}
-	return evSession{typ: e.Type, data: e.Data}
+	return evSession{typ: e.Type, data: e.Payload}
 }

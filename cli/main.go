@@ -25,6 +25,7 @@ import (
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
+	_ "github.com/atomic-cli/atomic/llm/providers" // the wire APIs atomic speaks
 	"github.com/atomic-cli/atomic/llm/replay"
 	"github.com/atomic-cli/atomic/llm/sse"
 	printmode "github.com/atomic-cli/atomic/mode/print"

@@ -26,7 +26,9 @@
 // queue; Close detaches, drains and stops. docs/frontend-stream.md is the guide for front-end
 // authors.
 //
-// session imports agent, compact, ext, llm (and its providers), model, store, tool and resource; never a
-// mode. Concurrency: a Session's methods may be called from any goroutine; mu guards its fields;
-// the stream's publication order is owned by its mutex, each subscriber's queue by its own.
+// session imports agent, compact, ext, llm, model, store, tool and resource; never a mode, and
+// never a provider package: it streams through the wire APIs registered with llm.RegisterAPI (a
+// binary links them with llm/providers). Concurrency: a Session's methods may be called from any
+// goroutine; mu guards its fields; the stream's publication order is owned by its mutex, each
+// subscriber's queue by its own.
 package session

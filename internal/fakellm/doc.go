@@ -11,10 +11,11 @@
 // whose connection is cut before its terminal event. Every request is recorded so a test can
 // assert what the provider sent.
 //
-// The encode layer (Render) turns one Turn into the exact response bytes without a server; the
-// replay provider (llm/replay) and the demo reuse it.
+// The script format and the encode layer (Render: one Turn as the exact response bytes, without
+// a server) are the production package llm/script, which the replay provider (llm/replay) and
+// the demo use too; fakellm re-exports their names.
 //
-// fakellm imports llm for the API names and nothing else of atomic; it does not import
-// net/http/httptest, so non-test packages may depend on it. Handler and Server are safe for
+// fakellm imports llm and llm/script and nothing else of atomic; only tests and the
+// cmd/fakellm tool import it. Handler and Server are safe for
 // concurrent use: the request log is owned by a mutex in Handler.
 package fakellm

@@ -100,27 +100,6 @@ func TestRenderUnknownAPI(t *testing.T) {
 	}
 }
 
-func TestSplit(t *testing.T) {
-	cases := []struct {
-		s    string
-		n    int
-		want []string
-	}{
-		{"", 3, nil},
-		{"abc", 0, []string{"abc"}},
-		{"abc", 1, []string{"abc"}},
-		{"abcdef", 3, []string{"ab", "cd", "ef"}},
-		{"abcdefg", 3, []string{"ab", "cd", "efg"}},
-		{"héé", 5, []string{"h", "é", "é"}},
-	}
-	for _, c := range cases {
-		got := split(c.s, c.n)
-		if strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
-			t.Errorf("split(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
-		}
-	}
-}
-
 func TestValidate(t *testing.T) {
 	cases := []struct {
 		name string

@@ -22,6 +22,9 @@ func New() *Provider { return &Provider{} }
 
 var _ llm.Provider = (*Provider)(nil)
 
+// init registers the anthropic-messages wire API (llm.RegisterAPI).
+func init() { llm.RegisterAPI(llm.APIAnthropicMessages, func() llm.Provider { return New() }) }
+
 // Stream sends req to {baseUrl}/v1/messages and streams the answer into emit (llm.Provider).
 //
 // Headers, in increasing precedence: x-api-key (req.APIKey, omitted when empty),

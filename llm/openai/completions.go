@@ -17,6 +17,12 @@ func NewCompletions() *Completions { return &Completions{} }
 
 var _ llm.Provider = (*Completions)(nil)
 
+// init registers the openai-completions and openai-responses wire APIs (llm.RegisterAPI).
+func init() {
+	llm.RegisterAPI(llm.APIOpenAICompletions, func() llm.Provider { return NewCompletions() })
+	llm.RegisterAPI(llm.APIOpenAIResponses, func() llm.Provider { return NewResponses() })
+}
+
 // Stream sends req to {baseUrl}/chat/completions (DefaultBaseURL when the model has none) and
 // streams the answer into emit (llm.Provider).
 //

@@ -5,24 +5,24 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/llm/script"
 )
 
-// FromScript builds a replay file that answers like a fakellm server playing script for api:
-// each turn is rendered with fakellm.Render (turn i as the answer to the i-th request, Chat
+// FromScript builds a replay file that answers like the fake LLM server (internal/fakellm) playing sc for api:
+// each turn is rendered with script.Render (turn i as the answer to the i-th request, Chat
 // Completions usage chunks included). Turns without Usage report 0 input tokens, since there is
 // no request to estimate from. A script with match "" or "request-count" gives a
 // "request-count" file.
-func FromScript(api string, script fakellm.Script) (*File, error) {
-	if err := script.Validate(); err != nil {
+func FromScript(api string, sc script.Script) (*File, error) {
+	if err := sc.Validate(); err != nil {
 		return nil, fmt.Errorf("replay: from script: %w", err)
 	}
-	f := &File{API: api, Match: script.Match, Turns: make([]Turn, len(script.Turns))}
+	f := &File{API: api, Match: sc.Match, Turns: make([]Turn, len(sc.Turns))}
 	if f.Match == "" {
 		f.Match = MatchRequestCount
 	}
-	for i, t := range script.Turns {
-		r, err := fakellm.Render(api, t, fakellm.Info{Turn: i, IncludeUsage: true})
+	for i, t := range sc.Turns {
+		r, err := script.Render(api, t, script.Info{Turn: i, IncludeUsage: true})
 		if err != nil {
 			return nil, fmt.Errorf("replay: from script: %w", err)
 		}

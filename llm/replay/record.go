@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/llm/script"
 )
 
 // Recorder is an http.RoundTripper that forwards requests to a base transport and keeps a copy
@@ -53,7 +53,7 @@ func (r *Recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, fmt.Errorf("replay: record: read request body: %w", err)
 		}
-		if n, ok := fakellm.CountAssistantTurns(b); ok {
+		if n, ok := script.CountAssistantTurns(b); ok {
 			count = n
 		}
 		req = req.Clone(req.Context())

@@ -20,12 +20,12 @@
 //	}
 //
 // Request i is answered with turns[i], where i is the number of assistant turns in the
-// request's conversation (fakellm.CountAssistantTurns: "assistant" roles of the messages array,
+// request's conversation (script.CountAssistantTurns: "assistant" roles of the messages array,
 // runs of assistant items of a Responses input array), so the same file answers a conversation
 // that is resumed or replayed. When the body holds no conversation, or "match" is
 // "request-count", i is the number of requests the transport has answered before.
 //
-// Package replay imports llm and internal/fakellm (for the encode layer), nothing else of
+// Package replay imports llm and llm/script (for the encode layer), nothing else of
 // atomic. A File must not be changed while a transport made from it is in use; transports and
 // Recorders are safe for concurrent use.
 package replay
@@ -44,14 +44,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/atomic-cli/atomic/internal/fakellm"
 	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/llm/script"
 )
 
 // Turn selection modes of a File.
 const (
-	MatchAssistantCount = fakellm.MatchAssistantCount
-	MatchRequestCount   = fakellm.MatchRequestCount
+	MatchAssistantCount = script.MatchAssistantCount
+	MatchRequestCount   = script.MatchRequestCount
 )
 
 // File is a replay file: the recorded responses of one wire API.
@@ -185,7 +185,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	t.calls++
 	t.mu.Unlock()
 	if t.file.Match != MatchRequestCount {
-		if n, ok := fakellm.CountAssistantTurns(body); ok {
+		if n, ok := script.CountAssistantTurns(body); ok {
 			index = n
 		}
 	}

@@ -1,4 +1,4 @@
-package fakellm
+package script
 
 import (
 	"bytes"
@@ -97,7 +97,7 @@ type Rendered struct {
 // when the api is unknown or the turn is invalid.
 func Render(api string, t Turn, info Info) (*Rendered, error) {
 	if err := t.Validate(); err != nil {
-		return nil, fmt.Errorf("fakellm: render turn %d: %w", info.Turn, err)
+		return nil, fmt.Errorf("script: render turn %d: %w", info.Turn, err)
 	}
 	if info.Seq == 0 {
 		info.Seq = info.Turn + 1
@@ -127,7 +127,7 @@ func Render(api string, t Turn, info Info) (*Rendered, error) {
 		case llm.APIOpenAIResponses:
 			frames = responsesFrames(t, info)
 		default:
-			return nil, fmt.Errorf("fakellm: render: unknown api %q", api)
+			return nil, fmt.Errorf("script: render: unknown api %q", api)
 		}
 		if t.Drop {
 			frames = cut(frames, t.DropAfter)
@@ -197,7 +197,7 @@ func errorBody(api string, status int, e *APIError) ([]byte, error) {
 		}
 		return marshal(obj{"error", obj{"message", msg, "type", typ, "param", nil, "code", nullable(code)}}), nil
 	}
-	return nil, fmt.Errorf("fakellm: render error: unknown api %q", api)
+	return nil, fmt.Errorf("script: render error: unknown api %q", api)
 }
 
 func anthropicErrorType(status int) string {
@@ -276,7 +276,7 @@ func usage(t Turn, info Info) Usage {
 	return Usage{Input: info.InputTokens, Output: EstimateTokens(n)}
 }
 
-// EstimateTokens is the token estimate fakellm reports for a request body of n bytes: n/4
+// EstimateTokens is the token estimate a rendered turn reports for a request body of n bytes: n/4
 // rounded up.
 func EstimateTokens(n int) int { return (n + 3) / 4 }
 
@@ -379,7 +379,7 @@ func appendJSON(dst []byte, v any) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		panic(fmt.Sprintf("fakellm: encode %T: %v", v, err)) // only plain values reach here
+		panic(fmt.Sprintf("script: encode %T: %v", v, err)) // only plain values reach here
 	}
 	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

@@ -1,4 +1,4 @@
-package fakellm
+package script
 
 import (
 	"encoding/json"

@@ -265,8 +265,9 @@ func copyJSONL(st *store.Session, path string) (string, error) {
 
 // runCompact is /compact [instructions]: a manual compaction; the instructions guide the
 // planner (as RPC compact's customInstructions). The screen follows it through the session's
-// compaction_start / compaction_end events (loader, summary row, failure notice); only a failure
-// before the compaction started is reported here.
+// compaction_start / compaction_end events (loader, failure notice); afterwards the transcript
+// is rebuilt so it starts with the compaction row. Only a failure before the compaction started
+// is reported here.
 func runCompact(h Host, args string) tea.Cmd {
 	s := h.Runtime().Session()
 	if s.IsCompacting() {
@@ -278,10 +279,14 @@ func runCompact(h Host, args string) tea.Cmd {
 		defer cancel()
 		_, err := s.Compact(ctx, session.CompactManual, 0, nil, args)
 		var stale *ext.StaleContextError
-		if errors.As(err, &stale) {
+		switch {
+		case errors.As(err, &stale):
 			return notify("error", "Compaction failed: "+err.Error())
+		case err != nil:
+			return nil
 		}
-		return nil
+		// The transcript is rebuilt from the branch, which now starts with the compaction row.
+		return later(func(h Host) tea.Cmd { h.Reload(); return nil })
 	}
 }
 

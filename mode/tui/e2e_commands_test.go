@@ -1,0 +1,302 @@
+package tui_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
+)
+
+// twoModels rewrites models.json so the fake provider offers fake-model and fake-large.
+func twoModels(t *testing.T, env *tuitest.Env) {
+	t.Helper()
+	models := map[string]any{"providers": map[string]any{"fake": map[string]any{
+		"baseUrl": env.Fake.URL(), "api": llm.APIAnthropicMessages, "apiKey": "fake-key",
+		"models": []any{
+			map[string]any{"id": "fake-model", "name": "Fake Model", "contextWindow": 100000, "maxTokens": 4096},
+			map[string]any{"id": "fake-large", "name": "Fake Large", "contextWindow": 200000, "maxTokens": 8192},
+		},
+	}}}
+	b, _ := json.Marshal(models)
+	env.WriteFile(t, filepath.Join(env.Agent, "models.json"), string(b))
+}
+
+// requestModel is the "model" field of the fake's i-th request body.
+func requestModel(t *testing.T, env *tuitest.Env, i int) string {
+	t.Helper()
+	reqs := env.Fake.Requests()
+	if i >= len(reqs) {
+		t.Fatalf("request %d of %d", i, len(reqs))
+	}
+	var body struct {
+		Model string `json:"model"`
+	}
+	if err := json.Unmarshal(reqs[i].Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	return body.Model
+}
+
+func quit(t *testing.T, term *tuitest.Term) {
+	t.Helper()
+	term.Type("/quit")
+	term.Press("enter")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// TestE2EModelSwitch: /model opens the searchable selector; the pick becomes the footer's model
+// and the model of the next request.
+func TestE2EModelSwitch(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "Answered by the large one."}))
+	twoModels(t, env)
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/model")
+	term.Press("enter")
+	term.WaitFor("Select model", "→ fake-model [fake] ✓", "fake-large [fake]")
+	term.Type("large")
+	term.WaitGone("→ fake-model")
+	term.Press("enter")
+	term.WaitFor("Model: fake-large")
+	term.WaitGone("Select model")
+	term.Type("hello")
+	term.Press("enter")
+	term.WaitFor("Answered by the large one.")
+	if m := requestModel(t, env, 0); m != "fake-large" {
+		t.Fatalf("the request went to %q, want fake-large", m)
+	}
+	quit(t, term)
+}
+
+// TestE2ETreeContinueFromEarlierEntry: /tree back to the second user message (found by typing),
+// no summary; the editor gets its text, the later answer leaves the screen, and a new prompt
+// continues from the first answer (the session file has the branch).
+func TestE2ETreeContinueFromEarlierEntry(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "First answer."},
+		fakellm.Turn{Text: "Second answer."},
+		fakellm.Turn{Text: "Branched answer."},
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("first question")
+	term.Press("enter")
+	term.WaitFor("First answer.")
+	term.Type("second question")
+	term.Press("enter")
+	term.WaitFor("Second answer.")
+	term.Type("/tree")
+	term.Press("enter")
+	term.WaitFor("Session tree", "← active", "Type to search:")
+	term.Type("second q")
+	term.WaitFor("Type to search: second q")
+	term.WaitGone("assistant: First answer.")
+	term.Press("enter")
+	term.WaitFor("Summarize branch?", "No summary")
+	term.Press("enter")
+	term.WaitFor("Navigated to selected point")
+	term.WaitGone("Second answer.")
+	// The editor holds the picked message; edit it and send.
+	term.Press("ctrl+u")
+	term.Type("another second question")
+	term.Press("enter")
+	term.WaitFor("Branched answer.")
+	reqs := env.Fake.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests, want 3", len(reqs))
+	}
+	body := string(reqs[2].Body)
+	if !strings.Contains(body, "First answer.") || strings.Contains(body, "Second answer.") || !strings.Contains(body, "another second question") {
+		t.Fatalf("the continued request does not start from the first answer:\n%s", body)
+	}
+	quit(t, term)
+}
+
+// TestE2EFork: /fork from the first message makes a new session file holding nothing after
+// it; the editor gets the message text.
+func TestE2EFork(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Answer one."},
+		fakellm.Turn{Text: "Answer two."},
+		fakellm.Turn{Text: "Answer in the fork."},
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("message one")
+	term.Press("enter")
+	term.WaitFor("Answer one.")
+	term.Type("message two")
+	term.Press("enter")
+	term.WaitFor("Answer two.")
+	term.Type("/fork")
+	term.Press("enter")
+	term.WaitFor("Fork from message", "→ message two")
+	term.Press("up")
+	term.WaitFor("→ message one")
+	term.Press("enter")
+	term.WaitFor("Forked to new session")
+	term.WaitGone("Answer one.", "Answer two.")
+	term.Press("enter") // the editor holds "message one"
+	term.WaitFor("Answer in the fork.")
+	if body := string(env.Fake.Requests()[2].Body); strings.Contains(body, "Answer one.") || !strings.Contains(body, "message one") {
+		t.Fatalf("the fork's first request carries the old branch:\n%s", body)
+	}
+	quit(t, term)
+	if files := env.Sessions(t); len(files) != 2 {
+		t.Fatalf("session files %v, want the original and the fork", files)
+	}
+}
+
+// TestE2EResumeOlderSession: a second run resumes the first run's session from the picker.
+func TestE2EResumeOlderSession(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Old session answer."},
+		fakellm.Turn{Text: "New session answer."},
+		fakellm.Turn{Text: "Back in the old one."},
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("remember the old days")
+	term.Press("enter")
+	term.WaitFor("Old session answer.")
+	quit(t, term)
+
+	term = env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("something new")
+	term.Press("enter")
+	term.WaitFor("New session answer.")
+	term.Type("/resume")
+	term.Press("enter")
+	term.WaitFor("Resume Session (Current Folder)", "remember the old days", "something new")
+	term.Type("old days")
+	term.WaitFor("> old days", "› remember the old days")
+	term.Press("enter")
+	term.WaitFor("Resumed session", "Old session answer.")
+	term.WaitGone("New session answer.")
+	term.Type("and now?")
+	term.Press("enter")
+	term.WaitFor("Back in the old one.")
+	if body := string(env.Fake.Requests()[2].Body); !strings.Contains(body, "Old session answer.") {
+		t.Fatalf("the resumed session's request lacks its history:\n%s", body)
+	}
+	quit(t, term)
+}
+
+// TestE2ECompact: /compact runs the planner and shows the compaction row.
+func TestE2ECompact(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "done one"},
+		fakellm.Turn{Text: "done two"},
+		fakellm.Turn{Text: "1-4"}, // the planner: drop the first exchange
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("first task")
+	term.Press("enter")
+	term.WaitFor("done one")
+	term.Type("second task")
+	term.Press("enter")
+	term.WaitFor("done two")
+	term.Type("/compact")
+	term.Press("enter")
+	term.WaitFor("[compaction]", "Compacted from")
+	term.WaitGone("Compacting context")
+	if n := len(env.Fake.Requests()); n != 3 {
+		t.Fatalf("%d requests, want 3 (two answers and the planner)", n)
+	}
+	quit(t, term)
+}
+
+// tsExtension writes a TypeScript extension with the commands the dialog tests use.
+const tsExtension = `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+
+export default function (pi: ExtensionAPI) {
+	pi.registerCommand("pick", {
+		description: "pick a fruit",
+		handler: async (_args, ctx) => {
+			const v = await ctx.ui.select("Pick a fruit", ["apple", "banana", "cherry"]);
+			ctx.ui.notify("picked " + v, "info");
+		},
+	});
+	pi.registerCommand("ask", {
+		description: "a timed question",
+		handler: async (_args, ctx) => {
+			const ok = await ctx.ui.confirm("Proceed with the deploy?", "It cannot be undone", { timeout: 1500 });
+			ctx.ui.notify("confirmed: " + ok, "info");
+		},
+	});
+	pi.registerCommand("chrome", {
+		description: "status and widgets",
+		handler: async (_args, ctx) => {
+			ctx.ui.setStatus("build", "BUILD-GREEN");
+			ctx.ui.setWidget("todo", ["TODO-ONE", "TODO-TWO"]);
+		},
+	});
+}
+`
+
+func tsEnv(t *testing.T) (*tuitest.Env, *tuitest.Term) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	ext := filepath.Join(env.Work, "dialogs.ts")
+	env.WriteFile(t, ext, tsExtension)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("fake-model")
+	return env, term
+}
+
+// TestE2EExtensionSelectWithArrows: a TypeScript extension's ctx.ui.select in the editor slot,
+// answered with the arrow keys and Enter.
+func TestE2EExtensionSelectWithArrows(t *testing.T) {
+	env, term := tsEnv(t)
+	term.Type("/pick")
+	term.Press("enter")
+	term.WaitFor("Pick a fruit", "→ apple", "banana", "cherry")
+	term.Press("down")
+	term.WaitFor("→ banana")
+	term.Press("down", "up", "enter")
+	term.WaitFor("picked banana")
+	term.WaitGone("Pick a fruit")
+	if n := len(env.Fake.Requests()); n != 0 {
+		t.Fatalf("an extension command reached the model (%d requests)", n)
+	}
+	quit(t, term)
+}
+
+// TestE2ETimedConfirmExpires: ctx.ui.confirm with a timeout shows the countdown and, left
+// alone, resolves to false and closes.
+func TestE2ETimedConfirmExpires(t *testing.T) {
+	_, term := tsEnv(t)
+	term.Type("/ask")
+	term.Press("enter")
+	term.WaitFor("Proceed with the deploy?", "It cannot be undone (2s)", "→ Yes")
+	term.WaitFor("confirmed: false")
+	term.WaitGone("Proceed with the deploy?")
+	quit(t, term)
+}
+
+// TestE2EStatusAndWidgets: setStatus shows in the footer, setWidget's lines above the editor.
+func TestE2EStatusAndWidgets(t *testing.T) {
+	_, term := tsEnv(t)
+	term.Type("/chrome")
+	term.Press("enter")
+	term.WaitFor("BUILD-GREEN", "TODO-ONE", "TODO-TWO")
+	quit(t, term)
+}

@@ -172,6 +172,15 @@ func run(o *Options) error {
 	extFactories, extPaths := scripts.extensions(o.Extensions, o.ExtensionPaths)
 
 	settings := o.loadSettings(agentDir, cwd) // settings.go
+	// images.autoResize (on by default): attached and read images are fitted into the provider
+	// limits (tool.DefaultImageLimits).
+	var resizer tool.ImageResizer
+	if settings.Images.AutoResize {
+		resizer = tool.StdImageResizer{}
+		for i := range prompts {
+			prompts[i].Images = resizeAttachments(prompts[i].Images, resizer)
+		}
+	}
 	// Provider calls close idle connections after httpIdleTimeoutMs (llm/sse).
 	httpClient := sse.NewHTTPClient(time.Duration(settings.HTTPIdleTimeoutMs) * time.Millisecond)
 	var mdl *llm.Model
@@ -214,7 +223,7 @@ func run(o *Options) error {
 	if o.NoSession {
 		defer tool.RemoveSpillDir(st.SessionID())
 	}
-	active, all := o.tools(cwd, spillDir)
+	active, all := o.tools(cwd, spillDir, resizer)
 	ctx, received, stop := signalContext()
 	defer stop()
 	front.start(o)
@@ -401,6 +410,23 @@ func readAttachment(path string) (string, *llm.Content, error) {
 	return fmt.Sprintf("<file name=%q>\n%s\n</file>\n", abs, string(b)), nil, nil
 }
 
+// resizeAttachments fits attached images into the provider limits; an image that cannot be
+// decoded or shrunk is kept as it is (the provider's answer decides).
+func resizeAttachments(images []llm.Content, r tool.ImageResizer) []llm.Content {
+	for i, img := range images {
+		data, err := base64.StdEncoding.DecodeString(img.Data)
+		if err != nil {
+			continue
+		}
+		out, err := r.ResizeImage(context.Background(), data, img.MimeType)
+		if err != nil || !out.WasResized {
+			continue
+		}
+		images[i] = llm.Image(base64.StdEncoding.EncodeToString(out.Data), out.MimeType)
+	}
+	return images
+}
+
 // imageMIME returns the MIME type of a jpeg, png, gif or webp image by its magic bytes, else "".
 func imageMIME(b []byte) string {
 	switch m := http.DetectContentType(b); m {
@@ -500,8 +526,8 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 
 // tools returns the active built-in tools per --tools / --no-tools, and every built-in (which
 // extensions may activate with setActiveTools).
-func (o *Options) tools(cwd, spillDir string) (active, all []tool.Tool) {
-	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}})
+func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active, all []tool.Tool) {
+	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}, Read: tool.ReadOptions{ImageResizer: resizer}})
 	all = tool.Select(set, tool.AllNames)
 	if o.NoTools {
 		return nil, all

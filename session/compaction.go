@@ -157,7 +157,7 @@ func visible(m *llm.Message) bool {
 }
 
 // contextTokens estimates the context size: the newest successful assistant message's usage
-// plus about a token per 4 bytes of every later message.
+// plus about a token per 4 bytes of every later message (images at a fixed estimate).
 func contextTokens(msgs []llm.Message) int64 {
 	var tokens int64
 	last := -1
@@ -169,9 +169,8 @@ func contextTokens(msgs []llm.Message) int64 {
 			break
 		}
 	}
-	for _, msg := range msgs[last+1:] {
-		b, _ := msg.AppendJSON(nil)
-		tokens += int64(len(b)+3) / 4
+	for i := range msgs[last+1:] {
+		tokens += llm.EstimateTokens(&msgs[last+1+i]) // an image counts llm.ImageTokens
 	}
 	return tokens
 }

@@ -234,6 +234,16 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 	}
 	o := s.retryOpts()
 	last, status := s.lastFailure()
+	if last != nil && imageRejected(last, status) && ctx.Err() == nil {
+		// The provider refused an image (too large, unreadable): the images of the context become
+		// placeholders and the run is tried once more, so later turns stop failing on them.
+		if n := s.dropRejectedImages(last.ErrorMessage); n > 0 {
+			if err := s.agent.Continue(ctx); err != nil {
+				return err
+			}
+			last, status = s.lastFailure()
+		}
+	}
 	if last == nil || !o.Enabled || !retryable(last, status) {
 		return nil
 	}
@@ -352,6 +362,59 @@ func (s *Session) runRetrying(ctx context.Context, first func() error) error {
 			return nil
 		}
 	}
+}
+
+// imageRejected reports whether a failed request was a 400 (or 413) whose error names an image.
+func imageRejected(m *llm.Message, status int) bool {
+	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
+		return false
+	}
+	return imageError.MatchString(m.ErrorMessage)
+}
+
+var imageError = regexp.MustCompile(`(?i)\bimages?\b|image_url|media.?type|base64`)
+
+// ImagePlaceholder is the text an image becomes after the provider refused the request that
+// carried it (reason is the provider's error, clipped).
+func ImagePlaceholder(reason string) string {
+	if len(reason) > 160 {
+		reason = reason[:160] + "…"
+	}
+	return "[image omitted: the provider rejected it: " + reason + "]"
+}
+
+// dropRejectedImages replaces every image of the context with ImagePlaceholder and removes the
+// failed assistant message at the end (it stays in the session file), so the run can continue.
+// It returns the number of images replaced; 0 leaves the context as it was.
+func (s *Session) dropRejectedImages(reason string) int {
+	msgs := s.agent.Messages()
+	n := 0
+	out := make([]llm.Message, 0, len(msgs))
+	for i, m := range msgs {
+		if i == len(msgs)-1 && m.Role == llm.RoleAssistant && m.StopReason == llm.StopError {
+			continue
+		}
+		var content []llm.Content
+		for j, c := range m.Content {
+			if c.Type != llm.ContentImage {
+				continue
+			}
+			if content == nil {
+				content = append([]llm.Content(nil), m.Content...)
+			}
+			content[j] = llm.Text(ImagePlaceholder(reason))
+			n++
+		}
+		if content != nil {
+			m.Content = content
+		}
+		out = append(out, m)
+	}
+	if n == 0 {
+		return 0
+	}
+	_ = s.agent.SetMessages(out)
+	return n
 }
 
 // noteFinalError replaces the error text of the failed message ending the context (the session

@@ -185,9 +185,18 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		return err
 	}
 	defer s.settled()
-	msgs := []llm.Message{llm.UserText(text, images, s.now().UnixMilli())}
+	return s.runTurn(ctx, text, images, []llm.Message{llm.UserText(text, images, s.now().UnixMilli())}, o.OnStart)
+}
+
+// runTurn is the prompt path after `input` for msgs (a user prompt, or the messages of an
+// extension's triggerTurn): the queued nextTurn messages join them, `before_agent_start` (with
+// prompt text and images) may change the system prompt and inject messages, retryable provider
+// failures are retried, and `session_stop` may continue the run. An agent that is busy fails
+// with agent.ErrBusy and leaves the nextTurn queue as it was. onStart is PromptOptions.OnStart.
+func (s *Session) runTurn(ctx context.Context, text string, images []llm.Content, msgs []llm.Message, onStart func()) error {
 	s.mu.Lock()
-	msgs = append(msgs, s.nextTurn...)
+	queued := s.nextTurn
+	msgs = append(msgs, queued...)
 	s.nextTurn = nil
 	base := s.basePrompt
 	s.mu.Unlock()
@@ -203,13 +212,18 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 	}
 	s.agent.Configure(func(c *agent.Config) { c.SystemPrompt = systemPrompt })
-	if o.OnStart != nil {
-		fn := o.OnStart
+	if onStart != nil {
+		fn := onStart
 		s.onStart.Store(&fn)
 		defer s.onStart.CompareAndSwap(&fn, nil)
 	}
 	// retry.go: retryable provider failures are retried before the prompt settles.
 	if err := s.runRetrying(ctx, func() error { return s.agent.Prompt(ctx, msgs...) }); err != nil {
+		if errors.Is(err, agent.ErrBusy) && len(queued) > 0 {
+			s.mu.Lock()
+			s.nextTurn = append(queued, s.nextTurn...)
+			s.mu.Unlock()
+		}
 		return err
 	}
 	return s.sessionStop(ctx)
@@ -432,7 +446,9 @@ func (s *Session) deliver(msgs []llm.Message, o ext.SendOptions) error {
 }
 
 // startTurn runs a turn for msgs in the background (the call is an admission receipt); with
-// interrupt it first aborts the active run.
+// interrupt it first aborts the active run. The turn takes the prompt path of a user prompt
+// after `input` (runTurn): automatic compaction, the nextTurn queue, before_agent_start (its
+// prompt is the messages' text), auto-retry and session_stop; agent_settled ends it.
 func (s *Session) startTurn(msgs []llm.Message, interrupt bool) {
 	s.inflight.add()
 	go func() {
@@ -441,9 +457,24 @@ func (s *Session) startTurn(msgs []llm.Message, interrupt bool) {
 			s.agent.Abort()
 		}
 		defer s.settled()
+		ctx := context.Background()
+		var text strings.Builder
+		for _, m := range msgs {
+			for _, c := range m.Content {
+				if c.Type == llm.ContentText {
+					if text.Len() > 0 {
+						text.WriteString("\n")
+					}
+					text.WriteString(c.Text)
+				}
+			}
+		}
 		for {
-			_ = s.agent.Wait(context.Background())
-			err := s.agent.Prompt(context.Background(), msgs...)
+			_ = s.agent.Wait(ctx)
+			err := s.prePrompt(ctx, text.String())
+			if err == nil {
+				err = s.runTurn(ctx, text.String(), nil, msgs, nil)
+			}
 			if errors.Is(err, agent.ErrBusy) {
 				continue // another turn started first; queue behind it
 			}

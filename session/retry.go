@@ -39,9 +39,9 @@ package session
 // While a retry sequence runs the session counts as streaming: prompts are queued as steering
 // or follow-up messages and delivered with the retried run.
 //
-// Retried: the runs of top-level prompts (PromptWith, so also an idle sendUserMessage) and
-// session_stop continuations. Turns started by extensions with triggerTurn or deliverAs
-// "interrupt" are not retried. The zero Options.Retry disables retry (SDK default);
+// Retried: the runs of top-level prompts (PromptWith, so also an idle sendUserMessage), of
+// turns started by extensions with triggerTurn or deliverAs "interrupt" (the same prompt path),
+// and session_stop continuations. The zero Options.Retry disables retry (SDK default);
 // cli fills it from settings.json, where it is on by default.
 //
 // Credentials: a provider whose requests fail with 401 or 403 twice in a row within the process

@@ -240,6 +240,7 @@ func run(o *Options) error {
 		AllBuiltins:    all,
 		SystemPrompt:   o.systemPrompt(agentDir, cwd, active),
 		HTTPClient:     httpClient,
+		ImageResizer:   resizer,
 		OnError:        func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
 		Extensions:     extFactories,
 		ExtensionPaths: extPaths,

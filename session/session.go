@@ -35,6 +35,10 @@ type Options struct {
 	// HTTPClient sends provider requests; nil is http.DefaultClient (the replay provider plugs its
 	// transport in here).
 	HTTPClient *http.Client
+	// ImageResizer fits the images of every tool result into the provider limits after the
+	// tool_result handlers ran (settings images.autoResize; tools.md §13); nil sends them as
+	// they are.
+	ImageResizer tool.ImageResizer
 	// Provider streams the model's API; nil picks ProviderFor(Model.API).
 	Provider llm.Provider
 	// OnError receives problems that must not stop the run (a failed session write); nil ignores them.
@@ -166,7 +170,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 			PrepareRequest:   s.prepareRequest,
 			TransformContext: s.transformContext,
 			BeforeToolCall:   s.beforeToolCall,
-			AfterToolCall:    s.afterToolCall,
+			AfterToolCall:    s.afterTool, // images.go: tool_result, then image fitting
 			MessageEnd:       s.messageEnd,
 			BeforeRequest:    s.beforeRequest,
 			Overflow:         s.overflow,

@@ -35,7 +35,8 @@ type trustDecision struct {
 //  3. the project_trust event: the first yes/no answer wins, remember:true saves it;
 //  4. the saved decision in <agentDir>/trust.json (cwd or the nearest ancestor);
 //  5. the global settings' defaultProjectTrust: always trusts, never distrusts;
-//  6. ask (the default): without a UI (every mode today) untrusted, with a warning.
+//  6. ask (the default): the interactive mode shows the trust prompt (trust_interactive.go);
+//     without a UI untrusted, with a warning.
 func (o *Options) projectTrusted(agentDir, cwd string, safe []resource.ExtensionSource) trustDecision {
 	if o.trust != nil {
 		return *o.trust
@@ -56,10 +57,13 @@ func (o *Options) resolveProjectTrust(agentDir, cwd string, safe []resource.Exte
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	if len(resource.TrustInputs(cwd, home)) == 0 {
+	inputs := resource.TrustInputs(cwd, home)
+	if len(inputs) == 0 {
 		return trustDecision{true, "no-inputs"}
 	}
-	if res := o.emitProjectTrust(agentDir, cwd, safe); res != nil {
+	var asked *trustDecision
+	ask := func(r *ext.Runner) { asked = o.askTrustIfUndecided(agentDir, cwd, inputs, r) }
+	if res := o.emitProjectTrust(agentDir, cwd, safe, ask); res != nil {
 		trusted := res.Trusted == "yes"
 		if res.Remember {
 			if err := resource.RememberProjectTrust(agentDir, cwd, trusted); err != nil {
@@ -81,6 +85,9 @@ func (o *Options) resolveProjectTrust(agentDir, cwd string, safe []resource.Exte
 	case "never":
 		return trustDecision{false, "defaultProjectTrust"}
 	}
+	if asked != nil {
+		return *asked
+	}
 	fmt.Fprintf(o.Stderr, "Warning: the project in %s is not trusted: its extensions, settings and context files (AGENTS.md, CLAUDE.md) are not loaded (no UI to ask); pass --approve (-a) to trust it for this run, or trust it in %s\n",
 		cwd, filepath.Join(agentDir, "trust.json"))
 	return trustDecision{false, "no-ui"}
@@ -90,8 +97,10 @@ func (o *Options) resolveProjectTrust(agentDir, cwd string, safe []resource.Exte
 // extensions, then the user/global and -e script extensions), loaded into a runner of their own
 // with the reduced trust context (events.md §1.3). It returns the decisive (yes/no) answer, nil
 // when none came. Handler errors are reported; load errors are left to the session's runner,
-// which loads the same extensions again and reports them.
-func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.ExtensionSource) *ext.ProjectTrustResult {
+// which loads the same extensions again and reports them. Without a decisive answer, undecided
+// runs while the runner is still loaded (nil runner when there are no such extensions): the
+// interactive trust prompt, which reports itself to them with ui_prompt_start/_end.
+func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.ExtensionSource, undecided func(r *ext.Runner)) *ext.ProjectTrustResult {
 	var scripts []string
 	for _, e := range safe {
 		if e.Scope != resource.ScopeProject {
@@ -99,10 +108,11 @@ func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.Extensi
 		}
 	}
 	if len(o.Extensions) == 0 && len(scripts) == 0 {
+		undecided(nil)
 		return nil
 	}
-	mode := o.modeName()
-	r := ext.NewRunner(func(ctx context.Context) ext.Context { return &trustContext{ctx: ctx, cwd: cwd, mode: mode} })
+	mode, ui := o.modeName(), o.trustUI()
+	r := ext.NewRunner(func(ctx context.Context) ext.Context { return &trustContext{ctx: ctx, cwd: cwd, mode: mode, ui: ui} })
 	r.OnError(func(e *ext.Error) {
 		if e.Event == "load" {
 			return
@@ -121,23 +131,35 @@ func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.Extensi
 	}
 	r.Load(nil, paths, factories)
 	_, res, _ := ext.Emit[*ext.ProjectTrustResult](r, context.Background(), ext.ProjectTrust{Cwd: cwd})
-	r.MarkStale()
 	if res == nil || (res.Trusted != "yes" && res.Trusted != "no") {
+		undecided(r)
+		r.MarkStale()
 		return nil
 	}
+	r.MarkStale()
 	return res
 }
 
 // trustContext is the reduced context of project_trust handlers (events.md §1.3): cwd, mode,
-// hasUI and ui; there is no session yet. No mode has a UI at this point, so ui is NoUI.
+// hasUI and ui; there is no session yet. In interactive mode ui runs its dialogs inline in the
+// terminal (trust_interactive.go); elsewhere it is NoUI.
 type trustContext struct {
 	ctx  context.Context
 	cwd  string
 	mode string
+	ui   ext.UI // nil: no UI
 }
 
-func (c *trustContext) UI() ext.UI                         { return ext.NoUI{} }
-func (c *trustContext) HasUI() bool                        { return false }
+// UI implements ext.Context.
+func (c *trustContext) UI() ext.UI {
+	if c.ui == nil {
+		return ext.NoUI{}
+	}
+	return c.ui
+}
+
+// HasUI implements ext.Context.
+func (c *trustContext) HasUI() bool                        { return c.ui != nil }
 func (c *trustContext) Mode() string                       { return c.mode }
 func (c *trustContext) Cwd() string                        { return c.cwd }
 func (c *trustContext) IsProjectTrusted() bool             { return false }

@@ -2,6 +2,7 @@ package tui_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -298,5 +299,50 @@ func TestE2EStatusAndWidgets(t *testing.T) {
 	term.Type("/chrome")
 	term.Press("enter")
 	term.WaitFor("BUILD-GREEN", "TODO-ONE", "TODO-TWO")
+	quit(t, term)
+}
+
+// TestE2ETrustPrompt: a project with trust-gated inputs and no saved decision asks before the
+// screen opens; "Trust" saves the decision in trust.json and the screen comes up.
+func TestE2ETrustPrompt(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	env.WriteFile(t, filepath.Join(env.Work, ".atomic", "settings.json"), "{}\n")
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("Trust this project?", "→ Trust", "Trust parent folder", "Do not trust this session only", ".atomic/settings.json")
+	term.Press("enter")
+	term.WaitFor("fake-model", "atomic v")
+	b, err := os.ReadFile(filepath.Join(env.Agent, "trust.json"))
+	if err != nil || !strings.Contains(string(b), "true") {
+		t.Fatalf("trust.json = %q, %v; want the project trusted", b, err)
+	}
+	quit(t, term)
+}
+
+// TestE2EProjectTrustHandlerPrompts: a TypeScript project_trust handler asks with ctx.ui.confirm
+// (hasUI is true), and its "yes" decides without the built-in prompt.
+func TestE2EProjectTrustHandlerPrompts(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	env.WriteFile(t, filepath.Join(env.Work, ".atomic", "settings.json"), "{}\n")
+	ext := filepath.Join(env.Home, "trust.ts")
+	env.WriteFile(t, ext, `export default function (pi: any) {
+	pi.on("project_trust", async (event: any, ctx: any) => {
+		if (!ctx.hasUI) return { trusted: "no" };
+		const ok = await ctx.ui.confirm("Extension asks: trust this folder?", "decided by trust.ts");
+		return { trusted: ok ? "yes" : "no" };
+	});
+}
+`)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("Extension asks: trust this folder?", "→ Yes")
+	term.Press("enter")
+	term.WaitFor("fake-model", "atomic v")
+	if s := term.Screen(); strings.Contains(s, "Trust parent folder") {
+		t.Fatalf("the built-in prompt showed after the handler decided:\n%s", s)
+	}
 	quit(t, term)
 }

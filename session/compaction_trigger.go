@@ -68,7 +68,7 @@ func (s *Session) compactAsync(o ext.CompactOptions) {
 	s.inflight.add()
 	go func() {
 		defer s.inflight.done()
-		ctx := context.Background()
+		ctx := s.life // cancelled by Shutdown
 		var res *compact.Result
 		err := s.agent.Wait(ctx)
 		if err == nil {

@@ -26,6 +26,16 @@
 // queue; Close detaches, drains and stops. docs/frontend-stream.md is the guide for front-end
 // authors.
 //
+// # The command path
+//
+// A Runtime owns the one serialised path of front-end commands (commands.go): a front-end gets a
+// Commands handle and submits each command on a Lane — Ordered (one at a time, in submission
+// order, across handles), Interrupt (at once) or Job (its own goroutine) — under the handle's
+// context, which its Close cancels. Session replacements are serialised by the Runtime (two
+// started together run one after the other); work extensions start runs under the session's own
+// context, which Shutdown cancels; the model and thinking level are owned by the agent's
+// configuration.
+//
 // session imports agent, compact, ext, llm, model, store, tool and resource; never a mode, and
 // never a provider package: it streams through the wire APIs registered with llm.RegisterAPI (a
 // binary links them with llm/providers). Concurrency: a Session's methods may be called from any

@@ -334,6 +334,7 @@ func (s *Session) Shutdown(ctx context.Context, reason, targetSessionFile string
 		return
 	}
 	s.agent.Abort()
+	s.endLife() // work extensions started (triggered turns, ctx.compact) ends with the session
 	emit[ext.None](s, ctx, ext.SessionShutdown{Reason: reason, TargetSessionFile: targetSessionFile})
 	s.runner.Drain()
 	s.runner.Dispose() // workflow observers and publishers, extension providers (before SetHost(nil))
@@ -404,7 +405,7 @@ func (s *Session) SendUserMessage(ctx context.Context, content []llm.Content, o 
 	s.inflight.add()
 	go func() {
 		defer s.inflight.done()
-		if err := s.PromptWith(context.Background(), text.String(), PromptOptions{Source: "extension", Images: images}); err != nil {
+		if err := s.PromptWith(s.life, text.String(), PromptOptions{Source: "extension", Images: images}); err != nil && s.life.Err() == nil {
 			s.onErr(fmt.Errorf("session: sendUserMessage: %w", err))
 		}
 	}()
@@ -457,7 +458,7 @@ func (s *Session) startTurn(msgs []llm.Message, interrupt bool) {
 			s.agent.Abort()
 		}
 		defer s.settled()
-		ctx := context.Background()
+		ctx := s.life // Shutdown cancels it
 		var text strings.Builder
 		for _, m := range msgs {
 			for _, c := range m.Content {
@@ -470,7 +471,9 @@ func (s *Session) startTurn(msgs []llm.Message, interrupt bool) {
 			}
 		}
 		for {
-			_ = s.agent.Wait(ctx)
+			if s.agent.Wait(ctx) != nil || ctx.Err() != nil {
+				return // the session was shut down before the turn could start
+			}
 			err := s.prePrompt(ctx, text.String())
 			if err == nil {
 				err = s.runTurn(ctx, text.String(), nil, msgs, nil)
@@ -548,10 +551,7 @@ func (s *Session) setModel(m *llm.Model, source string) error {
 	if m == nil {
 		return errors.New("setModel: no model")
 	}
-	s.mu.Lock()
-	prev := s.model
-	s.mu.Unlock()
-	if prev != nil && prev.Provider == m.Provider && prev.ID == m.ID {
+	if prev := s.Model(); prev != nil && prev.Provider == m.Provider && prev.ID == m.ID {
 		return nil
 	}
 	p := s.opts.Provider
@@ -561,12 +561,13 @@ func (s *Session) setModel(m *llm.Model, source string) error {
 			return fmt.Errorf("setModel %s/%s: %w", m.Provider, m.ID, err)
 		}
 	}
-	s.mu.Lock()
-	prevLevel := s.thinking
-	level := llm.ClampThinkingLevel(m, prevLevel)
-	s.model, s.thinking = m, level
-	s.mu.Unlock()
-	s.agent.Configure(func(c *agent.Config) { c.Model, c.Provider, c.ThinkingLevel = m, p, level })
+	var prev *llm.Model
+	var prevLevel, level string
+	s.agent.Configure(func(c *agent.Config) {
+		prev, prevLevel = c.Model, c.ThinkingLevel
+		level = llm.ClampThinkingLevel(m, prevLevel)
+		c.Model, c.Provider, c.ThinkingLevel = m, p, level
+	})
 	if _, err := s.store.AppendModelChange(m.Provider, m.ID); err != nil {
 		return err
 	}
@@ -591,15 +592,15 @@ func (s *Session) SetThinkingLevel(level string) error {
 	if !llm.ValidThinkingLevel(level) {
 		return fmt.Errorf("setThinkingLevel: unknown level %q (use %s)", level, strings.Join(llm.ThinkingLevels, ", "))
 	}
-	s.mu.Lock()
-	prev := s.thinking
-	level = llm.ClampThinkingLevel(s.model, level)
-	s.thinking = level
-	s.mu.Unlock()
+	var prev string
+	s.agent.Configure(func(c *agent.Config) {
+		prev = c.ThinkingLevel
+		level = llm.ClampThinkingLevel(c.Model, level)
+		c.ThinkingLevel = level
+	})
 	if level == prev {
 		return nil
 	}
-	s.agent.Configure(func(c *agent.Config) { c.ThinkingLevel = level })
 	if _, err := s.store.AppendThinkingLevelChange(level); err != nil {
 		return err
 	}

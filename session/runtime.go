@@ -26,6 +26,13 @@ type Runtime struct {
 	stream   *stream
 	shutdown bool
 	scoped   []*llm.Model // scoped.go
+
+	cmdMu   sync.Mutex // guards inbox, working: the ordered command lane (commands.go)
+	inbox   []orderedCmd
+	working bool // the command goroutine is running
+	// replacing is held (cap 1) for the whole of a session replacement, so two replacements
+	// started together run one after the other.
+	replacing chan struct{}
 }
 
 // NewRuntime builds the first Session from o and starts it (session_start{startup},
@@ -33,7 +40,7 @@ type Runtime struct {
 // naming each one before the session starts, so no handler runs and nothing is sent (pi and
 // Atomic exit 1 then); the failures were also reported to o.OnExtensionError.
 func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
-	rt := &Runtime{base: o, stream: &stream{}}
+	rt := &Runtime{base: o, stream: &stream{}, replacing: make(chan struct{}, 1)}
 	s, err := rt.build(o.Store, o.Model, o.ThinkingLevel)
 	if err != nil {
 		return nil, err
@@ -136,13 +143,14 @@ func (rt *Runtime) ShutdownRequested() bool {
 // setup) leaves the live session untouched. inPlace, when prepare returns no store, derives the
 // new store from the old one after shutdown (for stores that cannot be re-opened: in memory or
 // not written yet). If building the new session fails, the old store is started again so the
-// runtime stays usable, and the error is returned.
-func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare func(old *Session) (*store.Session, error), inPlace func(old *Session) (*store.Session, error), with func(context.Context, ext.CommandContext) error) error {
+// runtime stays usable, and the error is returned. The caller holds the replacement lock
+// (serially).
+func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare func(old *Session) (*store.Session, error), inPlace func(old *Session) (*store.Session, error)) (*Session, error) {
 	old := rt.Session()
 	prevFile := old.store.SessionFile()
 	st, err := prepare(old)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	old.agent.Abort()
 	_ = old.agent.Wait(ctx)
@@ -150,7 +158,7 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	if st == nil {
 		if st, err = inPlace(old); err != nil {
 			rt.restart(ctx, old)
-			return err
+			return nil, err
 		}
 	}
 	s, err := rt.build(st, old.Model(), old.ThinkingLevel())
@@ -159,7 +167,7 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 			st.Close()
 		}
 		rt.restart(ctx, old)
-		return err
+		return nil, err
 	}
 	if st != old.store {
 		old.store.Close() // another process may write the old file now
@@ -172,10 +180,28 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	}
 	s.Start(ctx, reason, prevFile)
 	rt.announce(s, reason, prevFile)
-	if with != nil {
-		return with(ctx, s.commandContext(ctx))
+	return s, nil
+}
+
+// serially runs one replacement (its before-event included) while holding the replacement lock,
+// so two replacements started together never interleave: the second starts from the session the
+// first left. with (withSession) then runs on the new session outside the lock, so it may
+// replace the session again. A replacement started from inside another one's session_before_*
+// or session_shutdown handler waits for it until ctx ends.
+func (rt *Runtime) serially(ctx context.Context, with func(context.Context, ext.CommandContext) error, run func() (s *Session, cancelled bool, err error)) (bool, error) {
+	select {
+	case rt.replacing <- struct{}{}:
+	case <-ctx.Done():
+		return false, fmt.Errorf("session: waiting for the session replacement in progress: %w", ctx.Err())
 	}
-	return nil
+	s, cancelled, err := func() (*Session, bool, error) {
+		defer func() { <-rt.replacing }()
+		return run()
+	}()
+	if err != nil || cancelled || s == nil || with == nil {
+		return cancelled, err
+	}
+	return false, with(ctx, s.commandContext(ctx))
 }
 
 // restart rebuilds a runtime on the old session's store after a failed replacement.
@@ -219,33 +245,37 @@ func (rt *Runtime) beforeSwitch(ctx context.Context, reason, target string) bool
 
 // NewSession replaces the session with a new, empty one (ctx.newSession).
 func (rt *Runtime) NewSession(ctx context.Context, o ext.NewSessionOptions) (bool, error) {
-	if rt.beforeSwitch(ctx, "new", "") {
-		return true, nil
-	}
-	err := rt.replace(ctx, "new", "", func(old *Session) (*store.Session, error) {
-		st, err := freshStore(old.store, o.ParentSession)
-		if err != nil {
-			return nil, err
+	return rt.serially(ctx, o.WithSession, func() (*Session, bool, error) {
+		if rt.beforeSwitch(ctx, "new", "") {
+			return nil, true, nil
 		}
-		if o.Setup != nil {
-			if err := o.Setup(st); err != nil {
-				return nil, fmt.Errorf("newSession setup: %w", err)
+		s, err := rt.replace(ctx, "new", "", func(old *Session) (*store.Session, error) {
+			st, err := freshStore(old.store, o.ParentSession)
+			if err != nil {
+				return nil, err
 			}
-		}
-		return st, nil
-	}, nil, o.WithSession)
-	return false, err
+			if o.Setup != nil {
+				if err := o.Setup(st); err != nil {
+					return nil, fmt.Errorf("newSession setup: %w", err)
+				}
+			}
+			return st, nil
+		}, nil)
+		return s, false, err
+	})
 }
 
 // SwitchSession replaces the session with the one stored at path (ctx.switchSession, /resume).
 func (rt *Runtime) SwitchSession(ctx context.Context, path string, o ext.SwitchOptions) (bool, error) {
-	if rt.beforeSwitch(ctx, "resume", path) {
-		return true, nil
-	}
-	err := rt.replace(ctx, "resume", path, func(old *Session) (*store.Session, error) {
-		return store.Open(path, "")
-	}, nil, o.WithSession)
-	return false, err
+	return rt.serially(ctx, o.WithSession, func() (*Session, bool, error) {
+		if rt.beforeSwitch(ctx, "resume", path) {
+			return nil, true, nil
+		}
+		s, err := rt.replace(ctx, "resume", path, func(old *Session) (*store.Session, error) {
+			return store.Open(path, "")
+		}, nil)
+		return s, false, err
+	})
 }
 
 // Fork replaces the session with a fork at entryID (ctx.fork, /fork and /clone): position
@@ -258,17 +288,22 @@ func (rt *Runtime) Fork(ctx context.Context, entryID string, o ext.ForkOptions) 
 	if pos != "before" && pos != "at" {
 		return false, fmt.Errorf("fork: position must be before or at, not %q", pos)
 	}
+	return rt.serially(ctx, o.WithSession, func() (*Session, bool, error) { return rt.fork(ctx, entryID, pos) })
+}
+
+// fork is Fork under the replacement lock.
+func (rt *Runtime) fork(ctx context.Context, entryID, pos string) (*Session, bool, error) {
 	cur := rt.Session()
 	entry := cur.store.Entry(entryID)
 	if entry == nil {
-		return false, fmt.Errorf("fork: %w: %s", store.ErrEntryNotFound, entryID)
+		return nil, false, fmt.Errorf("fork: %w: %s", store.ErrEntryNotFound, entryID)
 	}
 	if pos == "before" && (entry.Type != store.TypeMessage || entry.Role() != llm.RoleUser) {
-		return false, fmt.Errorf("fork: entry %s is not a user message (fork before needs one; use position \"at\" to clone)", entryID)
+		return nil, false, fmt.Errorf("fork: entry %s is not a user message (fork before needs one; use position \"at\" to clone)", entryID)
 	}
 	_, res, _ := emit[*ext.SessionBeforeForkResult](cur, ctx, ext.SessionBeforeFork{EntryID: entryID, Position: pos})
 	if res != nil && res.Cancel {
-		return true, nil
+		return nil, true, nil
 	}
 	branch := func(st *store.Session) error {
 		prev := st.SessionFile()
@@ -284,7 +319,7 @@ func (rt *Runtime) Fork(ctx context.Context, entryID string, o ext.ForkOptions) 
 			return err
 		}
 	}
-	err := rt.replace(ctx, "fork", "", func(old *Session) (*store.Session, error) {
+	s, err := rt.replace(ctx, "fork", "", func(old *Session) (*store.Session, error) {
 		st, err := reopen(old.store)
 		if st == nil || err != nil {
 			return nil, err
@@ -292,13 +327,17 @@ func (rt *Runtime) Fork(ctx context.Context, entryID string, o ext.ForkOptions) 
 		return st, branch(st)
 	}, func(old *Session) (*store.Session, error) {
 		return old.store, branch(old.store)
-	}, o.WithSession)
-	return false, err
+	})
+	return s, false, err
 }
 
 // Reload re-runs the extensions on the same session (ctx.reload, /reload).
 func (rt *Runtime) Reload(ctx context.Context) error {
-	return rt.replace(ctx, "reload", "", func(old *Session) (*store.Session, error) { return old.store, nil }, nil, nil)
+	_, err := rt.serially(ctx, nil, func() (*Session, bool, error) {
+		s, err := rt.replace(ctx, "reload", "", func(old *Session) (*store.Session, error) { return old.store, nil }, nil)
+		return s, false, err
+	})
+	return err
 }
 
 // NavigateTree moves the leaf to targetID in place (ctx.navigateTree, /tree): session_before_tree

@@ -85,9 +85,9 @@ type Session struct {
 	onErr func(error)
 	now   func() time.Time
 
-	mu       sync.Mutex // guards model, thinking, nextTurn, basePrompt
-	model    *llm.Model
-	thinking string
+	// The model and thinking level have one owner, the agent's configuration (read and changed
+	// under the agent's lock: Model, ThinkingLevel, setModel, SetThinkingLevel).
+	mu       sync.Mutex // guards nextTurn, basePrompt
 	nextTurn []llm.Message
 
 	opts       Options
@@ -106,6 +106,10 @@ type Session struct {
 	stream        *stream    // the front-end stream (the Runtime's, shared by its sessions)
 	// onStart is called once before the next agent_start is published (PromptOptions.OnStart).
 	onStart atomic.Pointer[func()]
+	// life is the session's own context: work extensions start (triggerTurn, sendUserMessage
+	// while idle, ctx.compact) runs under it, and Shutdown cancels it.
+	life    context.Context
+	endLife context.CancelFunc
 }
 
 // New binds an agent to the store: it loads the store's context for the current leaf, records
@@ -147,7 +151,8 @@ func newSession(o Options, st *stream) (*Session, error) {
 	if o.UI == nil {
 		o.UI = ext.NoUI{}
 	}
-	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, model: o.Model, thinking: thinking, opts: o, basePrompt: o.SystemPrompt, stream: st}
+	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, opts: o, basePrompt: o.SystemPrompt, stream: st}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	s.runner = ext.NewRunner(s.newContext)
 	if o.ExtensionHandlerTimeout > 0 {
 		// A second's grace lets the extension host's own bound, which names the handler, answer
@@ -271,16 +276,16 @@ func (s *Session) Agent() *agent.Agent { return s.agent }
 
 // Model returns the active model.
 func (s *Session) Model() *llm.Model {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.model
+	var m *llm.Model
+	s.agent.Configure(func(c *agent.Config) { m = c.Model })
+	return m
 }
 
 // ThinkingLevel returns the effective thinking level.
 func (s *Session) ThinkingLevel() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.thinking
+	var level string
+	s.agent.Configure(func(c *agent.Config) { level = c.ThinkingLevel })
+	return level
 }
 
 // PersistFailed reports whether a message could not be saved to the session file.

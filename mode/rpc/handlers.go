@@ -221,7 +221,7 @@ func handlePrompt(s *Server, ctx context.Context, rt *session.Runtime, c *comman
 	sess := rt.Session()
 	pp := &pendingPrompt{id: c.ID, done: make(chan struct{})}
 	s.prompts.Add(1)
-	started := s.goTracked(func() {
+	started := s.goTracked(func(ctx context.Context) {
 		err := sess.PromptWith(ctx, p.Message, session.PromptOptions{
 			Source: "rpc", Images: p.Images, StreamingBehavior: p.StreamingBehavior,
 			OnStart: func() { pp.answer(s, nil) },
@@ -265,7 +265,7 @@ func handleQueue(s *Server, ctx context.Context, rt *session.Runtime, c *command
 func handleAbort(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 	sess := rt.Session()
 	sess.Abort()
-	if !s.goTracked(func() {
+	if !s.goTracked(func(ctx context.Context) {
 		_ = sess.WaitIdle(ctx)
 		s.respond(c, result{})
 	}) {

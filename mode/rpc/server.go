@@ -43,24 +43,25 @@ type Server struct {
 	flushTimer   *time.Timer
 	flushPending atomic.Bool
 
-	mu      sync.Mutex // guards everything below up to the blank line
-	inbox   []item
-	wake    chan struct{} // signalled (cap 1) when inbox grows
-	rt      *session.Runtime
-	ctx     context.Context // Serve's run context; cancelled when Serve ends
-	closing bool            // Serve is shutting down: no new goroutines start
-	jobs    map[*bashJob]struct{}
+	mu    sync.Mutex // guards everything below up to the blank line
+	early []item     // frames read before Serve, submitted in order when it starts
+	rt    *session.Runtime
+	// cmds is the runtime's command path (session.Commands): ordered commands, interrupts and
+	// jobs run there, under a context Serve cancels when it ends; nil before Serve.
+	cmds *session.Commands
+	jobs map[*bashJob]struct{}
 	// Settings recorded for subsystems atomic does not have yet (rpc-and-json.md §3.4).
 	autoCompaction, autoRetry bool
 
-	prompts  atomic.Int64   // prompt goroutines running
-	wg       sync.WaitGroup // every goroutine the Server started but the reader
-	stop     chan struct{}  // closed when ctx.shutdown() reached an idle point
+	prompts  atomic.Int64  // prompt goroutines running
+	eof      chan struct{} // closed when the commands read before EOF have run
+	stop     chan struct{} // closed when ctx.shutdown() reached an idle point
 	stopOnce sync.Once
+	eofOnce  sync.Once
 	logOnce  sync.Once
 }
 
-// item is one queued frame for the worker; eof marks the end of the input.
+// item is one frame read before Serve; eof marks the end of the input.
 type item struct {
 	cmd *command
 	eof bool
@@ -76,7 +77,7 @@ func NewServer(c Config) *Server {
 	s := &Server{
 		out:            jsonmode.NewWriter(c.Out),
 		errw:           errw,
-		wake:           make(chan struct{}, 1),
+		eof:            make(chan struct{}),
 		jobs:           map[*bashJob]struct{}{},
 		stop:           make(chan struct{}),
 		autoCompaction: true,
@@ -111,17 +112,33 @@ func (s *Server) ExtensionError(e *ext.Error) {
 // ctx.shutdown() meets an idle point. It returns the exit code, 0. Running prompts, bash commands
 // and dialogs are cancelled and awaited before it returns; it does not shut the runtime down.
 func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.mu.Lock()
-	s.rt, s.ctx = rt, runCtx
-	s.mu.Unlock()
+	cmds := rt.Commands(ctx)
 	detach := rt.Attach(s.sub)
+	s.mu.Lock()
+	s.rt, s.cmds = rt, cmds
+	early := s.early
+	s.early = nil
+	// Frames read before Serve keep their order: all of them take the ordered lane, where an
+	// interrupt runs inline and a job starts its goroutine.
+	for _, it := range early {
+		if it.eof {
+			s.submitEOF()
+			continue
+		}
+		cmd := it.cmd
+		if err := cmds.Submit(session.Ordered, func(ctx context.Context) { s.dispatch(ctx, cmd) }); err != nil {
+			s.respond(cmd, result{err: errShuttingDown})
+		}
+	}
+	s.mu.Unlock()
 
-	s.loop(runCtx)
+	select {
+	case <-s.eof:
+	case <-s.stop:
+	case <-ctx.Done():
+	}
 
 	s.mu.Lock()
-	s.closing = true
 	jobs := make([]*bashJob, 0, len(s.jobs))
 	for j := range s.jobs {
 		jobs = append(jobs, j)
@@ -131,9 +148,8 @@ func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
 	for _, j := range jobs {
 		j.cancel()
 	}
-	cancel()
 	rt.Session().Abort()
-	s.wg.Wait()
+	cmds.Close() // cancels the running commands and waits for them
 	detach()
 	s.sub.Close() // every line queued so far is written
 	s.flushTimer.Stop()
@@ -141,50 +157,6 @@ func (s *Server) Serve(ctx context.Context, rt *session.Runtime) int {
 		s.logWriteError(err)
 	}
 	return 0
-}
-
-// loop runs queued frames in order until the input ends, ctx ends or shutdown is due.
-func (s *Server) loop(ctx context.Context) {
-	for {
-		s.mu.Lock()
-		var it item
-		ok := len(s.inbox) > 0
-		if ok {
-			it = s.inbox[0]
-			s.inbox[0] = item{}
-			s.inbox = s.inbox[1:]
-			if len(s.inbox) == 0 {
-				s.inbox = nil
-			}
-		}
-		s.mu.Unlock()
-		if !ok {
-			select {
-			case <-s.wake:
-				continue
-			case <-s.stop:
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-		if it.eof {
-			return
-		}
-		if it.cmd.spec.lane == laneOrdered {
-			s.run(ctx, it.cmd)
-		} else {
-			s.dispatch(ctx, it.cmd)
-		}
-		s.checkShutdown()
-		select {
-		case <-s.stop:
-			return
-		case <-ctx.Done():
-			return
-		default:
-		}
-	}
 }
 
 // read is the reader goroutine: it answers dialogs and frame errors at once, hands interrupts
@@ -199,7 +171,13 @@ func (s *Server) read(in io.Reader) {
 			}
 			// Nobody is left to answer a dialog: they resolve to their defaults.
 			s.ui.close()
-			s.enqueue(item{eof: true})
+			s.mu.Lock()
+			if s.cmds == nil {
+				s.early = append(s.early, item{eof: true})
+			} else {
+				s.submitEOF()
+			}
+			s.mu.Unlock()
 			return
 		}
 		s.receive(line)
@@ -221,53 +199,64 @@ func (s *Server) receive(line []byte) {
 		return
 	}
 	s.mu.Lock()
-	serving, ctx := s.rt != nil && !s.closing, s.ctx
-	s.mu.Unlock()
-	if cmd.spec.lane == laneOrdered || !serving {
-		s.enqueue(item{cmd: cmd})
+	cmds := s.cmds
+	if cmds == nil {
+		s.early = append(s.early, item{cmd: cmd})
+		s.mu.Unlock()
 		return
 	}
-	s.dispatch(ctx, cmd)
-}
-
-func (s *Server) enqueue(it item) {
-	s.mu.Lock()
-	s.inbox = append(s.inbox, it)
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
+	var err error
+	switch cmd.spec.lane {
+	case laneOrdered:
+		err = cmds.Submit(session.Ordered, func(ctx context.Context) {
+			s.run(ctx, cmd)
+			s.checkShutdown()
+		})
+	case laneJob:
+		err = cmds.Submit(session.Job, func(ctx context.Context) { s.run(ctx, cmd) })
 	default:
+		err = cmds.Submit(session.Interrupt, func(ctx context.Context) {
+			s.run(ctx, cmd)
+			s.checkShutdown()
+		})
+	}
+	if err != nil {
+		s.respond(cmd, result{err: errShuttingDown})
 	}
 }
 
-// dispatch runs an interrupt on the calling goroutine and a job on a goroutine of its own.
+// submitEOF queues the end of the input behind the commands read before it (s.mu held).
+func (s *Server) submitEOF() {
+	_ = s.cmds.Submit(session.Ordered, func(context.Context) { s.eofOnce.Do(func() { close(s.eof) }) })
+}
+
+// dispatch runs a frame read before Serve on the ordered lane: an interrupt inline, a job on a
+// goroutine of its own.
 func (s *Server) dispatch(ctx context.Context, cmd *command) {
-	if cmd.spec.lane == laneJob {
-		if !s.goTracked(func() { s.run(ctx, cmd) }) {
+	switch cmd.spec.lane {
+	case laneJob:
+		if !s.goTracked(func(ctx context.Context) { s.run(ctx, cmd) }) {
 			s.respond(cmd, result{err: errShuttingDown})
 		}
-		return
+	case laneOrdered:
+		s.run(ctx, cmd)
+		s.checkShutdown()
+	default:
+		s.run(ctx, cmd)
 	}
-	s.run(ctx, cmd)
 }
 
 // errShuttingDown answers commands that arrive while Serve is ending.
-var errShuttingDown = errors.New("atomic is shutting down")
+var errShuttingDown = session.ErrCommandsClosed
 
-// goTracked starts fn on a goroutine Serve waits for; false (fn not started) once Serve is
-// ending.
-func (s *Server) goTracked(fn func()) bool {
+// goTracked starts fn on a goroutine of the command path, which Serve waits for; false (fn not
+// started) once Serve is ending.
+func (s *Server) goTracked(fn func(ctx context.Context)) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing {
-		return false
-	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		fn()
-	}()
-	return true
+	cmds := s.cmds
+	s.mu.Unlock()
+	return cmds != nil && cmds.Go(fn)
 }
 
 // result is a handler's outcome; silent means the handler answers (or answered) by itself.

@@ -121,7 +121,11 @@ func (s *Supervisor) ensureBarriers(g *generation, i int, api ext.API) {
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			ctx, cancel := context.WithTimeout(ctx, ext.GuardTimeout/2)
+			limit := ext.GuardTimeout / 2
+			if s.opts.HandlerTimeout > 0 {
+				limit = s.opts.HandlerTimeout / 2
+			}
+			ctx, cancel := context.WithTimeout(ctx, limit)
 			defer cancel()
 			s.barrier(ctx)
 			return nil, nil
@@ -148,7 +152,9 @@ func (s *Supervisor) barrier(ctx context.Context) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if _, err := p.call(ctx, protocol.MethodSync, nil, "the queued event handlers", nil); err == nil {
+	// The host bounds each queued handler by the handler timeout; the barrier is bounded too, so a
+	// host that does not cannot hold the loop.
+	if _, err := p.callWithin(ctx, s.opts.HandlerTimeout, protocol.MethodSync, nil, "the queued event handlers", nil); err == nil {
 		for {
 			old := p.synced.Load()
 			if old >= n || p.synced.CompareAndSwap(old, n) {

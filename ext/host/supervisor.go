@@ -331,8 +331,9 @@ func (s *Supervisor) start(inc int) (*process, error) {
 	raw, err := p.call(ctx, protocol.MethodInitialize, protocol.InitializeParams{
 		ProtocolVersion: protocol.Version, Name: "atomic", Version: s.opts.Version,
 		AppName: s.opts.AppName, ConfigDirName: s.opts.ConfigDirName, AgentDir: s.opts.AgentDir,
-		Events:       eventNames(),
-		Capabilities: protocol.CoreCapabilities{SyncChannel: &protocol.SyncChannel{Request: protocol.SyncRequest, Response: protocol.SyncResponse}},
+		Events:           eventNames(),
+		Capabilities:     protocol.CoreCapabilities{SyncChannel: &protocol.SyncChannel{Request: protocol.SyncRequest, Response: protocol.SyncResponse}},
+		HandlerTimeoutMs: s.opts.HandlerTimeout.Milliseconds(),
 	}, "initialize", nil)
 	if err == nil {
 		err = jsonUnmarshal(raw, &res)

@@ -126,6 +126,9 @@ type InitializeParams struct {
 	// Events are every event name and alias the core emits or knows (the event table).
 	Events       []string         `json:"events"`
 	Capabilities CoreCapabilities `json:"capabilities"`
+	// HandlerTimeoutMs is settings.json extensionHandlerTimeoutMs (0: none): the core gives up on
+	// an awaited handler after it, and a host bounds each queued handler by it.
+	HandlerTimeoutMs int64 `json:"handlerTimeoutMs,omitempty"`
 }
 
 // InitializeResult is the host's answer.

@@ -631,6 +631,23 @@ let evqHead = 0;
 let evqRunning = false;
 let drainWaiters: Array<() => void> = [];
 
+/** The bound of each queued handler, in ms (initialize's handlerTimeoutMs; 0: none). */
+let handlerTimeoutMs = 0;
+
+/**
+ * within settles like r, or rejects once handlerTimeoutMs passed: a queued handler that never
+ * settles must not hold every later queued event and the barriers.
+ */
+function within(r: Promise<unknown>, p: QueuedEvent, inst: Instance): Promise<unknown> {
+	if (handlerTimeoutMs <= 0) return r;
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const expired = new Promise((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`the ${p.event} handler of ${inst.path} did not settle within ${handlerTimeoutMs / 1000}s (extensionHandlerTimeoutMs)`)), handlerTimeoutMs);
+		timer.unref?.();
+	});
+	return Promise.race([r, expired]).finally(() => clearTimeout(timer));
+}
+
 function queuedFailed(p: QueuedEvent, inst: Instance | undefined, err: unknown): void {
 	const e = handlerError(err, inst?.path);
 	notify("event.error", { ext: p.ext, gen: p.gen, handler: p.handler, event: p.event, message: e.message });
@@ -646,7 +663,7 @@ function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
 	payload.type = p.event;
 	try {
 		const r = h.fn(payload, new Ctx(p.ctx, p.signal ? new LazySignal() : undefined));
-		if (r && typeof r.then === "function") return Promise.resolve(r).then(undefined, (err) => queuedFailed(p, inst, err));
+		if (r && typeof r.then === "function") return within(Promise.resolve(r), p, inst).then(undefined, (err) => queuedFailed(p, inst, err));
 	} catch (err) {
 		queuedFailed(p, inst, err);
 	}
@@ -750,7 +767,8 @@ export async function runCallback(p: { callback: number; ctx: number }) {
 	}
 }
 
-export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[] }) {
+export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[]; handlerTimeoutMs?: number }) {
+	handlerTimeoutMs = p.handlerTimeoutMs ?? 0;
 	hostInfo.agentDir = p.agentDir ?? "";
 	hostInfo.version = p.version ?? "";
 	if (p.appName) hostInfo.appName = p.appName;

@@ -3,16 +3,13 @@ package chat
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
-
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/mode/tui/component"
+	"github.com/atomic-cli/atomic/mode/tui/highlight"
 	"github.com/atomic-cli/atomic/mode/tui/keys"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
 )
@@ -425,7 +422,7 @@ func (b *ToolBlock) result(env *Env, width int) []string {
 		}
 		lines := strings.Split(text, "\n")
 		lines = head(lines, 10)
-		return highlight(th, b.str("path"), lines)
+		return highlightPath(th, b.str("path"), lines)
 	case "bash":
 		if text == "" {
 			return nil
@@ -457,9 +454,9 @@ func (b *ToolBlock) result(env *Env, width int) []string {
 		lines := strings.Split(strings.TrimRight(content, "\n"), "\n")
 		total := len(lines)
 		if !env.Expanded && total > 10 {
-			return append(highlight(th, b.str("path"), lines[:10]), th.Fg("muted", fmt.Sprintf("... (%d more lines, %d total, %s to expand)", total-10, total, hint)))
+			return append(highlightPath(th, b.str("path"), lines[:10]), th.Fg("muted", fmt.Sprintf("... (%d more lines, %d total, %s to expand)", total-10, total, hint)))
 		}
-		return highlight(th, b.str("path"), lines)
+		return highlightPath(th, b.str("path"), lines)
 	case "grep", "search":
 		if text == "" {
 			return nil
@@ -492,62 +489,10 @@ func diffLines(th *theme.Theme, lines []string) []string {
 	return out
 }
 
-// highlight colours lines of the file at path with the theme's syntax tokens; unknown languages
-// get toolOutput.
-func highlight(th *theme.Theme, path string, lines []string) []string {
-	lx := lexers.Match(filepath.Base(path))
-	if lx == nil {
-		out := make([]string, len(lines))
-		for i, l := range lines {
-			out[i] = th.Fg("toolOutput", l)
-		}
-		return out
-	}
-	lx = chroma.Coalesce(lx)
-	src := strings.Join(lines, "\n")
-	it, err := lx.Tokenise(nil, src)
-	if err != nil {
-		return lines
-	}
-	var b strings.Builder
-	for _, tok := range it.Tokens() {
-		b.WriteString(colourToken(th, tok))
-	}
-	return strings.Split(b.String(), "\n")
-}
-
-func colourToken(th *theme.Theme, t chroma.Token) string {
-	var tok string
-	switch {
-	case t.Type.InCategory(chroma.Comment):
-		tok = "syntaxComment"
-	case t.Type.InSubCategory(chroma.KeywordType):
-		tok = "syntaxType"
-	case t.Type.InCategory(chroma.Keyword):
-		tok = "syntaxKeyword"
-	case t.Type == chroma.NameFunction || t.Type == chroma.NameBuiltin:
-		tok = "syntaxFunction"
-	case t.Type == chroma.NameClass:
-		tok = "syntaxType"
-	case t.Type.InCategory(chroma.Name):
-		tok = "syntaxVariable"
-	case t.Type.InSubCategory(chroma.LiteralString):
-		tok = "syntaxString"
-	case t.Type.InSubCategory(chroma.LiteralNumber):
-		tok = "syntaxNumber"
-	case t.Type.InCategory(chroma.Operator):
-		tok = "syntaxOperator"
-	case t.Type.InCategory(chroma.Punctuation):
-		tok = "syntaxPunctuation"
-	default:
-		tok = "toolOutput"
-	}
-	// Colour each line separately so the styles never span a newline.
-	parts := strings.Split(t.Value, "\n")
-	for i, p := range parts {
-		parts[i] = th.Fg(tok, p)
-	}
-	return strings.Join(parts, "\n")
+// highlightPath colours lines of the file at path with the theme's syntax tokens; unknown
+// languages get toolOutput.
+func highlightPath(th *theme.Theme, path string, lines []string) []string {
+	return highlight.Lines(th, path, strings.Join(lines, "\n"), "toolOutput")
 }
 
 // NoticeBlock is a status, warning or error line (tui.md §1.5).

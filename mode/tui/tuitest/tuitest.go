@@ -300,6 +300,9 @@ func (t *Term) Title() string {
 	return t.title
 }
 
+// Pid is the program's process id (for /proc measurements).
+func (t *Term) Pid() int { return t.cmd.Process.Pid }
+
 // Written is how many bytes the program has written to the terminal so far.
 func (t *Term) Written() int64 {
 	t.mu.Lock()

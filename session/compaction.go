@@ -119,8 +119,9 @@ type preparation struct {
 	tokensBefore int64
 }
 
-// prepare splits the active transcript into the region and the exact newest p.PreserveRecent
-// context-visible messages.
+// prepare splits the active transcript into the region and the newest p.PreserveRecent
+// context-visible messages, or a few more when the tail would otherwise start inside a tool
+// call/result pair (pairSafeCut).
 func (s *Session) prepare(p compact.Parameters) (*preparation, error) {
 	sc := s.store.BuildContext()
 	msgs := sc.Messages
@@ -135,6 +136,7 @@ func (s *Session) prepare(p compact.Parameters) (*preparation, error) {
 	for cut < len(msgs) && !visible(&msgs[cut]) {
 		cut++
 	}
+	cut = pairSafeCut(msgs, cut)
 	prep := &preparation{tokensBefore: contextTokens(msgs)}
 	prep.lines = compact.Render(msgs[:cut])
 	if len(prep.lines) == 0 {
@@ -146,6 +148,29 @@ func (s *Session) prepare(p compact.Parameters) (*preparation, error) {
 		prep.tail = msgs[cut:]
 	}
 	return prep, nil
+}
+
+// pairSafeCut moves a cut that would start the kept tail on a tool result (inside a tool
+// call/result pair) back to the assistant message that made the call, so the call and its
+// results are kept together: a reader that replays the kept entries as messages (pi reads
+// firstKeptEntryId so) must never see a tool result without its call (issue 10 item 4). When
+// that leaves nothing to compact, the cut moves forward past the results instead and the whole
+// pair is compacted.
+func pairSafeCut(msgs []llm.Message, cut int) int {
+	if cut >= len(msgs) || msgs[cut].Role != llm.RoleToolResult {
+		return cut
+	}
+	back := cut
+	for back > 0 && msgs[back].Role == llm.RoleToolResult {
+		back--
+	}
+	if back > 0 && msgs[back].Role == llm.RoleAssistant {
+		return back
+	}
+	for cut < len(msgs) && msgs[cut].Role == llm.RoleToolResult {
+		cut++
+	}
+	return cut
 }
 
 // visible reports whether m reaches the provider (agent.ConvertToLLM drops the rest).

@@ -53,9 +53,29 @@ var ErrNothingToCompact = errors.New("compact: nothing to compact: every context
 type compaction struct {
 	mu      sync.Mutex
 	running atomic.Bool // a run holds mu
-	autoMu  sync.Mutex  // guards auto and cancel
+	autoMu  sync.Mutex  // guards auto, cancel and done
 	auto    *bool       // set_auto_compaction override; nil: !Options.Compaction.Disabled
 	cancel  context.CancelFunc
+	done    chan struct{} // closed when the running compaction ends; nil when none runs
+}
+
+// waitCompaction waits until no compaction runs (issue 10 item 16): a session is not idle while
+// it compacts, and a prompt sent then is run after it, on the compacted context, instead of
+// beside the planner request. It returns ctx's error if ctx ends first.
+func (s *Session) waitCompaction(ctx context.Context) error {
+	for {
+		s.compaction.autoMu.Lock()
+		done := s.compaction.done
+		s.compaction.autoMu.Unlock()
+		if done == nil {
+			return nil
+		}
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // AbortCompaction cancels the running compaction, if any (RPC abort_compaction): it ends as
@@ -222,16 +242,20 @@ func (s *Session) compact(ctx context.Context, reason string, p compact.Paramete
 	}
 	s.compaction.mu.Lock()
 	defer s.compaction.mu.Unlock()
-	s.compaction.running.Store(true)
-	defer s.compaction.running.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
 	s.compaction.autoMu.Lock()
 	s.compaction.cancel = cancel
+	s.compaction.done = done
 	s.compaction.autoMu.Unlock()
+	s.compaction.running.Store(true)
 	defer func() {
+		s.compaction.running.Store(false)
 		s.compaction.autoMu.Lock()
 		s.compaction.cancel = nil
+		s.compaction.done = nil
 		s.compaction.autoMu.Unlock()
+		close(done)
 		cancel()
 	}()
 	status := ext.CompactionStatus{Reason: reason, MidTurn: midTurn}

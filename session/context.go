@@ -83,9 +83,11 @@ func (c *extContext) Signal() context.Context {
 	return c.ctx
 }
 
+// IsIdle is false while the agent runs and while a compaction runs (a prompt sent then waits for
+// it, see waitCompaction).
 func (c *extContext) IsIdle() bool {
 	c.check("ctx.isIdle")
-	return !c.s.agent.IsRunning()
+	return !c.s.agent.IsRunning() && !c.s.IsCompacting()
 }
 
 func (c *extContext) Abort() {

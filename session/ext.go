@@ -169,6 +169,14 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 		text, images = out.Text, out.Images
 	}
+	// A compaction outside a run (manual, or before another prompt) finishes first: the prompt
+	// then runs on the compacted context, not beside the planner request. During a run's own
+	// (mid-turn) compaction the agent is running and the prompt is queued below as before.
+	if !s.agent.IsRunning() {
+		if err := s.waitCompaction(ctx); err != nil {
+			return err
+		}
+	}
 	if s.agent.IsRunning() || s.IsRetrying() { // a retry backoff counts as streaming (retry.go)
 		m := llm.UserText(text, images, s.now().UnixMilli())
 		switch {

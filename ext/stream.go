@@ -150,9 +150,15 @@ func appendCall(dst []byte, id, name string) []byte {
 	return llm.AppendJSONString(dst, name)
 }
 
-// AppendStreamFields writes messages only: willContinue is for extensions (retry.go).
+// AppendStreamFields writes messages and willContinue (whether a retry or fallback run follows
+// on its own; issue 10 item 17), which extensions get too.
 func (e *AgentEnd) AppendStreamFields(dst []byte) ([]byte, error) {
-	return appendMessages(dst, "messages", e.Messages)
+	dst, err := appendMessages(dst, "messages", e.Messages)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, `,"willContinue":`...)
+	return strconv.AppendBool(dst, e.WillContinue), nil
 }
 
 // AppendStreamFields writes turnIndex and timestamp.

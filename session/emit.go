@@ -29,12 +29,12 @@ func emit[R any, E any, PE interface {
 // (events.md §1.2: extension handlers first, then the session's public listeners).
 func (s *Session) onLoop(p ext.Payload) {
 	spec := ext.SpecOf(p)
+	if e, ok := p.(*ext.AgentEnd); ok {
+		// Extensions and the front-ends' stream are told the same (retry.go).
+		e.WillContinue = s.retryWillContinue(s.runCtx())
+	}
 	if s.runner.Has(spec.ID) {
-		ctx := s.runCtx()
-		if e, ok := p.(*ext.AgentEnd); ok {
-			e.WillContinue = s.retryWillContinue(ctx) // retry.go
-		}
-		s.runner.Notify(ctx, p)
+		s.runner.Notify(s.runCtx(), p)
 	}
 	switch e := p.(type) {
 	case *ext.MessageEnd:

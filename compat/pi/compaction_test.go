@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/internal/fakellm"
 	"github.com/atomic-cli/atomic/llm"
+	_ "github.com/atomic-cli/atomic/llm/providers" // the wire APIs, as the binary links them
 	"github.com/atomic-cli/atomic/session"
 	"github.com/atomic-cli/atomic/store"
 	"github.com/atomic-cli/atomic/tool"

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,13 @@ func TestRejectedImageBecomesPlaceholder(t *testing.T) {
 	}
 	if reqs = h.srv.Requests(); len(reqs) != 3 || strings.Contains(string(reqs[2].Body), "QUJDQUJD") {
 		t.Fatalf("the next turn carries the image again (%d requests)", len(reqs))
+	}
+	h.s.Runner().Drain()
+	h.mu.Lock()
+	cont := fmt.Sprint(h.cont)
+	h.mu.Unlock()
+	if cont != "[true false false]" {
+		t.Errorf("agent_end willContinue %s, want [true false false]", cont)
 	}
 	// The session file keeps the user's image and the failed attempt.
 	if got := strings.Join(h.entries(t), " "); got != "user: assistant:error assistant:stop user: assistant:stop" {

@@ -374,6 +374,18 @@ func imageRejected(m *llm.Message, status int) bool {
 
 var imageError = regexp.MustCompile(`(?i)\bimages?\b|image_url|media.?type|base64`)
 
+// hasImages reports whether some message holds an image.
+func hasImages(msgs []llm.Message) bool {
+	for _, m := range msgs {
+		for _, c := range m.Content {
+			if c.Type == llm.ContentImage {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ImagePlaceholder is the text an image becomes after the provider refused the request that
 // carried it (reason is the provider's error, clipped).
 func ImagePlaceholder(reason string) string {
@@ -435,7 +447,7 @@ func (s *Session) noteFinalError(msg string) {
 // is not foreseen.
 func (s *Session) retryWillContinue(ctx context.Context) bool {
 	o := s.retryOpts()
-	if !o.Enabled || ctx.Err() != nil {
+	if ctx.Err() != nil {
 		return false
 	}
 	msgs := s.agent.Messages()
@@ -450,6 +462,12 @@ func (s *Session) retryWillContinue(ctx context.Context) bool {
 		status = statusOf(last.ErrorMessage)
 	}
 	if aborted || last.Role != llm.RoleAssistant || last.StopReason != llm.StopError {
+		return false
+	}
+	if !active && imageRejected(&last, status) && hasImages(msgs) {
+		return true // runRetrying replaces the images and runs once more, retry on or off
+	}
+	if !o.Enabled {
 		return false
 	}
 	if !active {

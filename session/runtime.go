@@ -72,7 +72,8 @@ func (rt *Runtime) build(st *store.Session, m *llm.Model, thinking string) (*Ses
 	}
 	s.rt = rt
 	if prev := rt.Session(); prev != nil {
-		s.SetAutoRetry(prev.AutoRetryEnabled()) // an RPC set_auto_retry survives replacement
+		s.SetAutoRetry(prev.AutoRetryEnabled())    // an RPC set_auto_retry survives replacement
+		s.SetAutoCompaction(prev.AutoCompaction()) // and so does set_auto_compaction
 	}
 	return s, nil
 }

@@ -82,16 +82,10 @@ func init() {
 			return result{}
 		},
 		"set_auto_compaction": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
-			s.mu.Lock()
-			s.autoCompaction = c.params.(*enabledParams).Enabled
-			s.mu.Unlock()
 			rt.Session().SetAutoCompaction(c.params.(*enabledParams).Enabled)
 			return result{}
 		},
 		"set_auto_retry": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
-			s.mu.Lock()
-			s.autoRetry = c.params.(*enabledParams).Enabled
-			s.mu.Unlock()
 			rt.Session().SetAutoRetry(c.params.(*enabledParams).Enabled)
 			return result{}
 		},
@@ -295,10 +289,6 @@ type stateData struct {
 func handleState(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 	sess := rt.Session()
 	st := sess.Store()
-	s.mu.Lock()
-	autoCompaction := s.autoCompaction
-	s.mu.Unlock()
-	autoRetry := sess.AutoRetryEnabled()
 	return result{data: stateData{
 		Model:                 sess.Model(),
 		ThinkingLevel:         sess.ThinkingLevel(),
@@ -309,8 +299,8 @@ func handleState(s *Server, ctx context.Context, rt *session.Runtime, c *command
 		SessionFile:           st.SessionFile(),
 		SessionID:             st.SessionID(),
 		SessionName:           st.SessionName(),
-		AutoCompactionEnabled: autoCompaction,
-		AutoRetryEnabled:      autoRetry,
+		AutoCompactionEnabled: sess.AutoCompaction(), // the session's: settings.json, then set_auto_compaction
+		AutoRetryEnabled:      sess.AutoRetryEnabled(),
 		MessageCount:          len(sess.Messages()),
 		PendingMessageCount:   sess.PendingMessageCount(),
 	}}

@@ -50,8 +50,6 @@ type Server struct {
 	// jobs run there, under a context Serve cancels when it ends; nil before Serve.
 	cmds *session.Commands
 	jobs map[*bashJob]struct{}
-	// Settings recorded for subsystems atomic does not have yet (rpc-and-json.md §3.4).
-	autoCompaction, autoRetry bool
 
 	prompts  atomic.Int64  // prompt goroutines running
 	eof      chan struct{} // closed when the commands read before EOF have run
@@ -75,13 +73,11 @@ func NewServer(c Config) *Server {
 		errw = io.Discard
 	}
 	s := &Server{
-		out:            jsonmode.NewWriter(c.Out),
-		errw:           errw,
-		eof:            make(chan struct{}),
-		jobs:           map[*bashJob]struct{}{},
-		stop:           make(chan struct{}),
-		autoCompaction: true,
-		autoRetry:      true,
+		out:  jsonmode.NewWriter(c.Out),
+		errw: errw,
+		eof:  make(chan struct{}),
+		jobs: map[*bashJob]struct{}{},
+		stop: make(chan struct{}),
 	}
 	s.ui = newDialogs(s)
 	s.sub = session.NewSubscriber(s.onEvent, session.SubscribeOptions{})

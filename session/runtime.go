@@ -20,12 +20,14 @@ import (
 // Runtime publishes to the Runtime's one stream, and a SessionStarted event announces each
 // replacement. Safe for concurrent use.
 type Runtime struct {
-	mu       sync.Mutex // guards cur, shutdown, scoped
+	mu       sync.Mutex // guards cur, shutdown, scoped, onShutdown
 	cur      *Session
 	base     Options
 	stream   *stream
 	shutdown bool
 	scoped   []*llm.Model // scoped.go
+	// onShutdown are called (outside mu) when an extension requests a shutdown.
+	onShutdown []*func()
 
 	cmdMu   sync.Mutex // guards inbox, working: the ordered command lane (commands.go)
 	inbox   []orderedCmd
@@ -129,7 +131,31 @@ func (rt *Runtime) Shutdown(ctx context.Context) {
 func (rt *Runtime) requestShutdown() {
 	rt.mu.Lock()
 	rt.shutdown = true
+	fns := rt.onShutdown
 	rt.mu.Unlock()
+	for _, fn := range fns {
+		(*fn)()
+	}
+}
+
+// OnShutdownRequest registers fn, called on the requesting goroutine each time an extension
+// calls ctx.shutdown(); a front-end uses it to stop at its next idle point (seed 004). fn must
+// not block. The returned function unregisters it.
+func (rt *Runtime) OnShutdownRequest(fn func()) (remove func()) {
+	p := &fn
+	rt.mu.Lock()
+	rt.onShutdown = append(rt.onShutdown, p)
+	rt.mu.Unlock()
+	return func() {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		for i, q := range rt.onShutdown {
+			if q == p {
+				rt.onShutdown = append(rt.onShutdown[:i:i], rt.onShutdown[i+1:]...)
+				return
+			}
+		}
+	}
 }
 
 // ShutdownRequested reports whether an extension called ctx.shutdown().

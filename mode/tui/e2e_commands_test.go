@@ -239,10 +239,16 @@ export default function (pi: ExtensionAPI) {
 			ctx.ui.notify("confirmed: " + ok, "info");
 		},
 	});
+	pi.registerCommand("bye", {
+		description: "shut down",
+		handler: async (_args, ctx) => {
+			ctx.shutdown();
+		},
+	});
 	pi.registerCommand("chrome", {
 		description: "status and widgets",
 		handler: async (_args, ctx) => {
-			ctx.ui.setStatus("build", "BUILD-GREEN");
+			ctx.ui.setStatus("build", "BUILD-GREEN hasUI=" + ctx.hasUI);
 			ctx.ui.setWidget("todo", ["TODO-ONE", "TODO-TWO"]);
 		},
 	});
@@ -293,12 +299,13 @@ func TestE2ETimedConfirmExpires(t *testing.T) {
 	quit(t, term)
 }
 
-// TestE2EStatusAndWidgets: setStatus shows in the footer, setWidget's lines above the editor.
+// TestE2EStatusAndWidgets: setStatus shows in the footer, setWidget's lines above the editor;
+// ctx.hasUI is true.
 func TestE2EStatusAndWidgets(t *testing.T) {
 	_, term := tsEnv(t)
 	term.Type("/chrome")
 	term.Press("enter")
-	term.WaitFor("BUILD-GREEN", "TODO-ONE", "TODO-TWO")
+	term.WaitFor("BUILD-GREEN hasUI=true", "TODO-ONE", "TODO-TWO")
 	quit(t, term)
 }
 
@@ -345,4 +352,15 @@ func TestE2EProjectTrustHandlerPrompts(t *testing.T) {
 		t.Fatalf("the built-in prompt showed after the handler decided:\n%s", s)
 	}
 	quit(t, term)
+}
+
+// TestE2EExtensionShutdown: ctx.shutdown() from an extension command ends the program at the
+// next idle point, with exit code 0.
+func TestE2EExtensionShutdown(t *testing.T) {
+	_, term := tsEnv(t)
+	term.Type("/bye")
+	term.Press("enter")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
 }

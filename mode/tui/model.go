@@ -147,6 +147,9 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if _, ok := msg.(tea.KeyPressMsg); ok {
 		m.ext.setMirror(m.ed.Value())
 	}
+	if m.shutdownDue() {
+		cmd = tea.Batch(cmd, m.Quit())
+	}
 	return m, tea.Batch(cmd, m.ensureSpinner())
 }
 

@@ -128,8 +128,10 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 	go func() { defer wg.Done(); q.pump(p.Send, done) }()
 	unsubscribe := subscribe(rt, q)
 	u.ext.attach(p)
+	unShutdown := rt.OnShutdownRequest(u.ext.shutdownRequested)
 
 	_, err := p.Run()
+	unShutdown()
 	unsubscribe()
 	q.close()
 	close(done)

@@ -27,6 +27,13 @@
 // Entries of unknown types, and known entries whose members have unexpected JSON types, are
 // opaque: kept and written back verbatim, part of the tree, ignored for context.
 //
+// One writer per file: a Session that may write holds an OS lock on <file>.lock from Open (or a
+// new session's first write) until Close, so a second process gets a *LockedError naming the
+// holder instead of forking or overwriting the file; readers (List, OpenReadOnly) take no lock
+// (lock.go). Loading repairs in memory what would otherwise lose or repeat history: the leaf is
+// the last entry that has an id, and a parentId cycle is broken at its first entry
+// (LoadWarnings).
+//
 // store imports llm and compact (the transcript grammar of verbatim compactions), nothing else
 // of atomic. A Session is safe for concurrent use: one mutex
 // guards its state; the entries it hands out are shared and read-only.

@@ -3,6 +3,11 @@
 // rpc-and-json.md). cmd/atomic is Main with no compiled-in extensions; a user's own module
 // builds a binary with its Go extensions compiled in by calling Main with them
 // (examples/custom-binary).
+//
+// cli is the top layer. cli imports session, ext, ext/host, exthost/node, llm, llm/providers,
+// llm/replay, llm/sse, model, resource, store, tool, export, mode/print, mode/json, mode/rpc,
+// mode/tui, mode/tui/extui, mode/tui/keys, mode/tui/selector, mode/tui/slot and mode/tui/theme;
+// nothing imports it but cmd/atomic (and programs of their own, such as examples/custom-binary).
 package cli
 
 import (

@@ -7,6 +7,6 @@
 // LocalShell are the defaults. find and grep walk the tree in-process (walk.go, gitignore.go) instead
 // of running fd and ripgrep. Builtins builds the whole set; DefaultNames and AllNames name it.
 //
-// tool imports llm and nothing above it. Tools are safe for concurrent use; file mutations (edit,
+// tool imports llm and internal/procgroup; nothing above it. Tools are safe for concurrent use; file mutations (edit,
 // write) are serialised per file by a shared MutationQueue.
 package tool

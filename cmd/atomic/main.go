@@ -1,5 +1,5 @@
 // Command atomic is the coding agent's binary: the command line of package cli with no
-// compiled-in Go extensions.
+// compiled-in Go extensions. It imports cli only.
 package main
 
 import (

@@ -14,7 +14,8 @@
 // tool_call is fail-closed), the host is restarted and re-initialized with the extensions of the
 // current runtime, and the run goes on.
 //
-// host imports ext and ext/protocol, never a session or a front-end.
+// host imports ext, ext/protocol, llm, store, tool and internal/procgroup, never a session or a
+// front-end.
 //
 // Concurrency: one goroutine reads the child's main channel and applies registrations and
 // fire-and-forget UI calls in order; one serves the sync channel, answering each request only

@@ -15,7 +15,7 @@
 // a server) are the production package llm/script, which the replay provider (llm/replay) and
 // the demo use too; fakellm re-exports their names.
 //
-// fakellm imports llm and llm/script and nothing else of atomic; only tests and the
-// cmd/fakellm tool import it. Handler and Server are safe for
-// concurrent use: the request log is owned by a mutex in Handler.
+// fakellm imports llm and llm/script and nothing else of atomic; only tests, mode/tui/tuitest (a
+// test harness) and the cmd/fakellm tool import it. Handler and Server are safe for concurrent
+// use: the request log is owned by a mutex in Handler.
 package fakellm

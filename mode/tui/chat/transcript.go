@@ -8,8 +8,8 @@
 // frame costs the visible rows, not the session's length: a resumed 10,000-message session opens
 // rendering only its last screenful.
 //
-// chat imports llm, mode/tui/component, mode/tui/keys, mode/tui/theme, glamour and chroma. A
-// Transcript is owned by the Bubble Tea goroutine.
+// chat imports llm, mode/tui/component, mode/tui/highlight, mode/tui/keys, mode/tui/markdown,
+// mode/tui/theme, glamour and chroma. A Transcript is owned by the Bubble Tea goroutine.
 package chat
 
 import "github.com/atomic-cli/atomic/mode/tui/component"

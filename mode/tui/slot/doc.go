@@ -8,6 +8,6 @@
 // goroutines never touch a component: package extui turns their calls into messages.
 //
 // Colours come from Theme, a small set of lipgloss styles the root maps from the active theme
-// (Plain gives uncoloured output for golden tests). dialog imports only Bubble Tea, lipgloss and
-// charmbracelet/x/ansi, and nothing of ours but mode/tui/fuzzy.
+// (Plain gives uncoloured output for golden tests). slot imports Bubble Tea, lipgloss,
+// charmbracelet/x/ansi and mode/tui/fuzzy; nothing else of ours.
 package slot

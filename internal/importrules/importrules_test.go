@@ -274,4 +274,3 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
-

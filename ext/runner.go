@@ -64,12 +64,16 @@ type Runner struct {
 	bound    bool
 	buffered map[EventID][]func()
 
-	stale   atomic.Bool  // set when the session is replaced or reloaded
-	guard   atomic.Int64 // the fail-closed bound in nanoseconds (SetGuardTimeout); 0: GuardTimeout
-	reg     registry
-	host    Host
-	busOnce sync.Once
-	evbus   *Bus
+	stale atomic.Bool  // set when the session is replaced or reloaded
+	guard atomic.Int64 // the fail-closed bound in nanoseconds (SetGuardTimeout); 0: GuardTimeout
+	// dialogs counts the user dialogs open (HoldGuards) and released is when the last one closed
+	// (unix nanoseconds): the user's time does not count against a fail-closed guard.
+	dialogs  atomic.Int64
+	released atomic.Int64
+	reg      registry
+	host     Host
+	busOnce  sync.Once
+	evbus    *Bus
 
 	qmu     sync.Mutex // guards queue, pending, running
 	qcond   *sync.Cond // signalled when pending drops to 0
@@ -268,6 +272,34 @@ var GuardTimeout = 30 * time.Second
 // extensionHandlerTimeoutMs); d <= 0 restores GuardTimeout.
 func (r *Runner) SetGuardTimeout(d time.Duration) { r.guard.Store(int64(max(d, 0))) }
 
+// HoldGuards says a user dialog is open (an extension asked the user something): until the
+// returned function is called, and for the whole guard bound after it, no fail-closed guard
+// gives up, since the time is the user's, not the handler's.
+func (r *Runner) HoldGuards() (release func()) {
+	r.dialogs.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.released.Store(time.Now().UnixNano())
+			r.dialogs.Add(-1)
+		})
+	}
+}
+
+// guardLeft is how much longer a guard that started at start and is bounded by limit waits at
+// now: limit while a dialog is open, else limit from the later of start and the last dialog's
+// end, minus the time since.
+func (r *Runner) guardLeft(start, now time.Time, limit time.Duration) time.Duration {
+	if r.dialogs.Load() > 0 {
+		return limit
+	}
+	from := start
+	if rel := time.Unix(0, r.released.Load()); rel.After(from) {
+		from = rel
+	}
+	return limit - now.Sub(from)
+}
+
 func (r *Runner) guardTimeout() time.Duration {
 	if d := r.guard.Load(); d > 0 {
 		return time.Duration(d)
@@ -295,21 +327,28 @@ func (r *Runner) dispatchGuard(ctx context.Context, spec *Spec, payload any) (an
 		done <- outcome{res, err}
 	}()
 	limit := r.guardTimeout()
+	start := time.Now()
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	select {
-	case o := <-done:
-		return o.res, o.err
-	case <-timer.C:
-		path := "(unknown extension)"
-		if e := running.Load(); e != nil {
-			path = e.Path
+	for {
+		select {
+		case o := <-done:
+			return o.res, o.err
+		case now := <-timer.C:
+			if left := r.guardLeft(start, now, limit); left > 0 {
+				timer.Reset(left)
+				continue
+			}
+			path := "(unknown extension)"
+			if e := running.Load(); e != nil {
+				path = e.Path
+			}
+			cause := fmt.Errorf("the %s handler of %s did not answer within %s", spec.Name, path, limit)
+			r.report(&Error{ExtensionPath: path, Event: spec.Name, Err: cause, Message: cause.Error()})
+			return nil, fmt.Errorf("%w: %v", ErrBlocked, cause)
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, ctx.Err())
 		}
-		cause := fmt.Errorf("the %s handler of %s did not answer within %s", spec.Name, path, limit)
-		r.report(&Error{ExtensionPath: path, Event: spec.Name, Err: cause, Message: cause.Error()})
-		return nil, fmt.Errorf("%w: %v", ErrBlocked, cause)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, ctx.Err())
 	}
 }
 

@@ -252,3 +252,29 @@ func TestGuardTimeoutNamesTheExtension(t *testing.T) {
 		t.Fatalf("reported %+v, want one error of ext-b in tool_call", reported)
 	}
 }
+
+// While a user dialog is open (HoldGuards) a fail-closed guard does not give up: the time is the
+// user's, and the handler's answer after the dialog counts.
+func TestGuardWaitsForDialogs(t *testing.T) {
+	r := NewRunner(nil)
+	const limit = 50 * time.Millisecond
+	r.SetGuardTimeout(limit)
+	answered := make(chan struct{})
+	load(t, r, func(api API) error {
+		On(api, func(Context, *ToolCall) (*ToolCallResult, error) {
+			<-answered
+			return &ToolCallResult{Block: true, Reason: "the user said no"}, nil
+		})
+		return nil
+	})
+	release := r.HoldGuards()
+	// The user answers well after the guard's bound.
+	time.AfterFunc(4*limit, func() {
+		release()
+		close(answered)
+	})
+	_, res, err := Emit[*ToolCallResult](r, context.Background(), ToolCall{ToolName: "bash", Input: map[string]any{}})
+	if err != nil || res == nil || res.Reason != "the user said no" {
+		t.Fatalf("result %+v, err %v; want the handler's answer after the dialog", res, err)
+	}
+}

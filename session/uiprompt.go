@@ -14,9 +14,10 @@ type promptUI struct {
 	ext.UI
 	s *Session
 
-	mu    sync.Mutex // guards depth, outer
+	mu    sync.Mutex // guards depth, outer, hold
 	depth int
 	outer ext.UIPrompt
+	hold  func() // ends the runner's guard hold of the outer span
 }
 
 func (u *promptUI) enter(kind, title string) {
@@ -25,6 +26,8 @@ func (u *promptUI) enter(kind, title string) {
 	first := u.depth == 1
 	if first {
 		u.outer = ext.UIPrompt{Reason: "ui_prompt", Kind: kind, Title: title}
+		// The user's time does not count against a tool_call guard's bound.
+		u.hold = u.s.runner.HoldGuards()
 	}
 	span := u.outer
 	u.mu.Unlock()
@@ -38,7 +41,14 @@ func (u *promptUI) exit() {
 	u.depth--
 	last := u.depth == 0
 	span := u.outer
+	hold := u.hold
+	if last {
+		u.hold = nil
+	}
 	u.mu.Unlock()
+	if last && hold != nil {
+		hold()
+	}
 	if last {
 		emit[ext.None](u.s, context.Background(), ext.UIPromptEnd{UIPrompt: span})
 	}

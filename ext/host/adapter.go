@@ -346,7 +346,7 @@ func (s *Supervisor) dispatch(p *process, g *generation, i, h int, spec *ext.Spe
 	}
 	id := g.enter(c)
 	defer g.leave(id)
-	raw, err := p.callWithin(goctx, s.opts.HandlerTimeout, protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, signal), what, nil)
+	raw, err := p.callWithin(goctx, s.opts.HandlerTimeout, id, protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, signal), what, nil)
 	if err != nil {
 		var te *TimeoutError
 		if errors.As(err, &te) {

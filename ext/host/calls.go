@@ -538,6 +538,9 @@ func uiCall(fn func(ctx context.Context, ui ext.UI, a *protocol.UIParams) any) h
 		}
 		ctx, cancel := dialogContext(a.Timeout)
 		defer cancel()
+		// The user's time is not the handler's: a dispatch waiting for this dialog is not timed
+		// out meanwhile (extensionHandlerTimeoutMs).
+		defer p.holdDialog(a.Ctx)()
 		return fn(ctx, c.UI(), a), nil
 	}
 }

@@ -70,6 +70,60 @@ type call struct {
 	upMu     sync.Mutex
 	updates  []json.RawMessage
 	upSignal chan struct{}
+
+	// ctxID is the context id the call handed to the host (0: none). While the host waits for a
+	// dialog of that context (held > 0) the handler timeout does not run; after the last one it
+	// gets the whole bound again from released.
+	ctxID    int64
+	heldMu   sync.Mutex
+	held     int
+	released time.Time
+}
+
+// remaining is how much of limit the call has left at now: limit after the start or the end of
+// its last dialog, minus the time since; limit while a dialog is open.
+func (c *call) remaining(limit time.Duration, now time.Time) time.Duration {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if c.held > 0 {
+		return limit
+	}
+	from := c.started
+	if c.released.After(from) {
+		from = c.released
+	}
+	return limit - now.Sub(from)
+}
+
+// holdDialog marks the pending calls of context ctxID as waiting for the user (a ui.* dialog the
+// host asked for), so the handler timeout does not count that time; the returned function ends
+// the hold.
+func (p *process) holdDialog(ctxID int64) func() {
+	if ctxID == 0 {
+		return func() {}
+	}
+	p.mu.Lock()
+	var held []*call
+	for _, c := range p.pending {
+		if c.ctxID == ctxID {
+			held = append(held, c)
+		}
+	}
+	p.mu.Unlock()
+	for _, c := range held {
+		c.heldMu.Lock()
+		c.held++
+		c.heldMu.Unlock()
+	}
+	return func() {
+		now := time.Now()
+		for _, c := range held {
+			c.heldMu.Lock()
+			c.held--
+			c.released = now
+			c.heldMu.Unlock()
+		}
+	}
 }
 
 func (c *call) pushUpdate(raw json.RawMessage) {
@@ -272,7 +326,7 @@ const cancelGrace = time.Second
 // onUpdate, on the calling goroutine. When ctx ends the host is sent $/cancelRequest and has
 // cancelGrace to answer. A host failure fails the call with an error wrapping ErrUnavailable.
 func (p *process) call(ctx context.Context, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
-	return p.callWithin(ctx, 0, method, params, what, onUpdate)
+	return p.callWithin(ctx, 0, 0, method, params, what, onUpdate)
 }
 
 // TimeoutError is the error of a call whose handler did not settle within the handler timeout
@@ -290,11 +344,12 @@ func (e *TimeoutError) Error() string {
 
 // callWithin is call bounded by limit (0: unbounded): when the host has not answered within
 // limit, it is sent $/cancelRequest and the call fails at once with a *TimeoutError; a late
-// answer is dropped.
-func (p *process) callWithin(ctx context.Context, limit time.Duration, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
+// answer is dropped. ctxID is the context id in params (0: none): time the host spends waiting
+// for a dialog of that context does not count.
+func (p *process) callWithin(ctx context.Context, limit time.Duration, ctxID int64, method string, params any, what string, onUpdate func(json.RawMessage)) (json.RawMessage, error) {
 	id := p.nextID.Add(1)
 	c := &call{id: id, what: what, started: time.Now(), resp: make(chan *protocol.Message, 1), upSignal: make(chan struct{}, 1),
-		loading: method == protocol.MethodInitialize || method == protocol.MethodLoad}
+		loading: method == protocol.MethodInitialize || method == protocol.MethodLoad, ctxID: ctxID}
 	p.mu.Lock()
 	if p.failure != nil {
 		p.mu.Unlock()
@@ -350,12 +405,17 @@ func (p *process) callWithin(ctx context.Context, limit time.Duration, method st
 			// A host whose heartbeat has stopped is blocked, not waiting on a promise: the monitor
 			// judges it (it fails the process once the silence reaches DeadAfter, naming this call).
 			// Check again shortly; a heartbeat that resumes means the handler only awaits.
-			if time.Since(time.Unix(0, p.lastBeat.Load())) >= p.sup.opts.WarnAfter && !p.serving.Load() {
+			// A handler that waited for a dialog has its bound from the dialog's end.
+			wait := c.remaining(limit, time.Now())
+			if wait <= 0 && time.Since(time.Unix(0, p.lastBeat.Load())) >= p.sup.opts.WarnAfter && !p.serving.Load() {
+				wait = 25 * time.Millisecond
+			}
+			if wait > 0 {
 				if recheck == nil {
-					recheck = time.NewTimer(25 * time.Millisecond)
+					recheck = time.NewTimer(wait)
 					defer recheck.Stop()
 				} else {
-					recheck.Reset(25 * time.Millisecond)
+					recheck.Reset(wait)
 				}
 				expired = recheck.C
 				continue

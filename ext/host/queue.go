@@ -154,7 +154,7 @@ func (s *Supervisor) barrier(ctx context.Context) {
 	}
 	// The host bounds each queued handler by the handler timeout; the barrier is bounded too, so a
 	// host that does not cannot hold the loop.
-	if _, err := p.callWithin(ctx, s.opts.HandlerTimeout, protocol.MethodSync, nil, "the queued event handlers", nil); err == nil {
+	if _, err := p.callWithin(ctx, s.opts.HandlerTimeout, 0, protocol.MethodSync, nil, "the queued event handlers", nil); err == nil {
 		for {
 			old := p.synced.Load()
 			if old >= n || p.synced.CompareAndSwap(old, n) {

@@ -559,3 +559,57 @@ export default function (pi) {
 		t.Fatalf("got  %q\nwant %q…", got, want)
 	}
 }
+
+// dialogCtx is a handler context whose UI is slowUI; nothing else of it is used.
+type dialogCtx struct {
+	ext.Context
+	ctx context.Context
+	ui  ext.UI
+}
+
+func (c *dialogCtx) UI() ext.UI              { return c.ui }
+func (c *dialogCtx) Signal() context.Context { return c.ctx }
+
+// slowUI is a user who takes wait to answer every confirmation, and says no.
+type slowUI struct {
+	ext.NoUI
+	wait time.Duration
+}
+
+func (u slowUI) Confirm(ctx context.Context, _, _ string) bool {
+	select {
+	case <-time.After(u.wait):
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// TestDialogTimeIsNotTheHandlers: a handler waiting for the user's answer to ctx.ui.confirm is not
+// timed out by the handler timeout (extensionHandlerTimeoutMs) meanwhile, so the user's "no"
+// still blocks the call with the handler's own reason.
+func TestDialogTimeIsNotTheHandlers(t *testing.T) {
+	needNode(t)
+	p := writeExt(t, t.TempDir(), "ask.ts", `
+export default function (pi) {
+	pi.on("tool_call", async (event, ctx) => {
+		const ok = await ctx.ui.confirm("Run?", String(event.input.command));
+		if (!ok) return { block: true, reason: "the user said no" };
+	});
+}`)
+	const limit = 200 * time.Millisecond
+	var log bytes.Buffer
+	sup := New([]string{p}, host.Options{HandlerTimeout: limit, Stderr: &log}, Options{CacheDir: t.TempDir()})
+	defer sup.Close()
+	r := ext.NewRunner(func(ctx context.Context) ext.Context {
+		return &dialogCtx{ctx: ctx, ui: slowUI{wait: 3 * limit}}
+	})
+	if errs := r.Load(nil, []string{p}, sup.Factories()); len(errs) > 0 {
+		t.Fatalf("load: %v\n%s", errs, log.String())
+	}
+	var reported []string
+	r.OnError(func(e *ext.Error) { reported = append(reported, e.Message) })
+	_, res, err := ext.Emit[*ext.ToolCallResult](r, context.Background(), ext.ToolCall{ToolName: "bash", Input: map[string]any{"command": "ls"}})
+	if err != nil || res == nil || !res.Block || res.Reason != "the user said no" {
+		t.Fatalf("result %+v, err %v, reported %v; want the user's block", res, err, reported)
+	}
+}

@@ -138,13 +138,13 @@ func (*MessageUpdate) resultOf(None)             {}
 func (*MessageEnd) resultOf(*MessageEndResult)   {}
 
 var agentRows = []Spec{
-	{Name: "agent_start", Stream: "agent_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a low-level run begins", Payload: typeOf[AgentStart]()},
-	{Name: "agent_end", Stream: "agent_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a run ends; more may follow", Payload: typeOf[AgentEnd]()},
-	{Name: "agent_settled", Stream: "agent_settled", Systems: "A", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "once per top-level prompt, after everything, even on error", Payload: typeOf[AgentSettled]()},
-	{Name: "session_stop", Systems: "O", Family: "agent", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Cap: 8, Doc: "the main session is about to settle; may continue (cap 8) or block", Payload: typeOf[SessionStop](), Result: typeOf[SessionStopResult]()},
-	{Name: "turn_start", Stream: "turn_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a turn begins", Payload: typeOf[TurnStart]()},
-	{Name: "turn_end", Stream: "turn_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the assistant message and its tool results", Payload: typeOf[TurnEnd]()},
-	{Name: "message_start", Stream: "message_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message begins", Payload: typeOf[MessageStart]()},
-	{Name: "message_update", Stream: "message_update", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an assistant stream delta", Payload: typeOf[MessageUpdate]()},
-	{Name: "message_end", Stream: "message_end", Systems: "AOP", Family: "agent", Combine: Chain, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message is final, before it is persisted; same-role replacement", Payload: typeOf[MessageEnd](), Result: typeOf[MessageEndResult]()},
+	{Name: "agent_start", Queued: true, Stream: "agent_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a low-level run begins", Payload: typeOf[AgentStart]()},
+	{Name: "agent_end", Queued: true, Stream: "agent_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a run ends; more may follow", Payload: typeOf[AgentEnd]()},
+	{Name: "agent_settled", Barrier: true, Ordered: true, Stream: "agent_settled", Systems: "A", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "once per top-level prompt, after everything, even on error", Payload: typeOf[AgentSettled]()},
+	{Name: "session_stop", Ordered: true, Systems: "O", Family: "agent", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Cap: 8, Doc: "the main session is about to settle; may continue (cap 8) or block", Payload: typeOf[SessionStop](), Result: typeOf[SessionStopResult]()},
+	{Name: "turn_start", Queued: true, Stream: "turn_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a turn begins", Payload: typeOf[TurnStart]()},
+	{Name: "turn_end", Queued: true, Stream: "turn_end", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the assistant message and its tool results", Payload: typeOf[TurnEnd]()},
+	{Name: "message_start", Queued: true, Stream: "message_start", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message begins", Payload: typeOf[MessageStart]()},
+	{Name: "message_update", Queued: true, Stream: "message_update", Systems: "AOP", Family: "agent", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an assistant stream delta", Payload: typeOf[MessageUpdate]()},
+	{Name: "message_end", Ordered: true, Stream: "message_end", Systems: "AOP", Family: "agent", Combine: Chain, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a message is final, before it is persisted; same-role replacement", Payload: typeOf[MessageEnd](), Result: typeOf[MessageEndResult]()},
 }

@@ -127,11 +127,11 @@ func (*ToolApprovalRequested) resultOf(None)  {}
 func (*ToolApprovalResolved) resultOf(None)   {}
 
 var toolRows = []Spec{
-	{Name: "tool_execution_start", Stream: "tool_execution_start", Systems: "AOP", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "each call, in source order, at preflight", Payload: typeOf[ToolExecutionStart]()},
-	{Name: "tool_call", Systems: "AOP", Family: "tool", Combine: Veto, Errors: FailClosed, Awaited: true, Emitted: true, Doc: "after validation, before execution; the first block wins, errors block", Payload: typeOf[ToolCall](), Result: typeOf[ToolCallResult]()},
-	{Name: "tool_execution_update", Stream: "tool_execution_update", Systems: "AOP", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a partial result", Payload: typeOf[ToolExecutionUpdate]()},
-	{Name: "tool_result", Systems: "AOP", Family: "tool", Combine: ChainPatch, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after execution, before tool_execution_end; partial patches chain", Payload: typeOf[ToolResult](), Result: typeOf[ToolResultPatch]()},
-	{Name: "tool_execution_end", Stream: "tool_execution_end", Systems: "AOP", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a call is finalised, in completion order", Payload: typeOf[ToolExecutionEnd]()},
+	{Name: "tool_execution_start", Queued: true, Stream: "tool_execution_start", Systems: "AOP", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "each call, in source order, at preflight", Payload: typeOf[ToolExecutionStart]()},
+	{Name: "tool_call", Barrier: true, Ordered: true, Editable: []string{"input"}, Systems: "AOP", Family: "tool", Combine: Veto, Errors: FailClosed, Awaited: true, Emitted: true, Doc: "after validation, before execution; the first block wins, errors block", Payload: typeOf[ToolCall](), Result: typeOf[ToolCallResult]()},
+	{Name: "tool_execution_update", Queued: true, Stream: "tool_execution_update", Systems: "AOP", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a partial result", Payload: typeOf[ToolExecutionUpdate]()},
+	{Name: "tool_result", Ordered: true, Systems: "AOP", Family: "tool", Combine: ChainPatch, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after execution, before tool_execution_end; partial patches chain", Payload: typeOf[ToolResult](), Result: typeOf[ToolResultPatch]()},
+	{Name: "tool_execution_end", Queued: true, Stream: "tool_execution_end", Systems: "AOP", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a call is finalised, in completion order", Payload: typeOf[ToolExecutionEnd]()},
 	{Name: "tool_approval_requested", Systems: "O", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "a call reaches a required approval gate", Payload: typeOf[ToolApprovalRequested]()},
 	{Name: "tool_approval_resolved", Systems: "O", Family: "tool", Combine: Notify, Errors: Isolate, Awaited: true, Doc: "the approval decision is made", Payload: typeOf[ToolApprovalResolved]()},
 }

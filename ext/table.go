@@ -84,6 +84,22 @@ type Spec struct {
 	// Emitted says whether atomic emits the event yet; false rows have their table entry and a
 	// runner test only, until their subsystem exists.
 	Emitted bool `json:"emitted"`
+	// Queued events reach a child-process host (one that accepts them) as notifications run in
+	// order from the host's event queue, behind the loop: their results are ignored (events.md
+	// §1.2, docs/extension-protocol.md "Queued events").
+	Queued bool `json:"queued,omitempty"`
+	// Barrier events catch the loop up with the child hosts' event queues: before dispatching one,
+	// the core waits until a host has run every queued event sent so far. A fail-closed barrier
+	// waits at most half the guard timeout and reports no queued failure (it never blocks a call).
+	Barrier bool `json:"barrier,omitempty"`
+	// Ordered events' handlers in a child host start only after the queued events sent before
+	// them have run (the loop emitted those first). Events a host call may cause while a queued
+	// handler awaits it (model_select after pi.setModel) are not ordered, or the two would wait
+	// for each other.
+	Ordered bool `json:"ordered,omitempty"`
+	// Editable lists the payload fields (JSON names) handlers may edit in place, as pi applies
+	// such edits; a child host reports them back (the `mutated` member of an event result).
+	Editable []string `json:"editable,omitempty"`
 	// Stream is the event's name on the front-end stream (session.Event.Type, the "type" JSON and
 	// RPC modes write), "" when front-ends do not receive it. It differs from Name where pi's
 	// protocol names the fact differently (model_select is model_changed on the wire).

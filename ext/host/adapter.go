@@ -40,10 +40,9 @@ type generation struct {
 
 	// errs are the failures of queued event handlers the host reported (event.error), by
 	// extension, not yet handed to the runner; barriered says which extensions have their
-	// agent_settled barrier subscribed, toolBarrier whether the generation has its tool_call one.
-	errs        [][]queuedError
-	barriered   []bool
-	toolBarrier int // 1 + the extension whose API holds the tool_call barrier; 0: none
+	// barrier handlers (ext.Spec.Barrier) subscribed.
+	errs      [][]queuedError
+	barriered []bool
 
 	forwarded map[string]bool // pi.events channels forwarded from the Go bus to the host
 	// emitData is the message of the host being emitted on the Go bus (emitting is true), so
@@ -156,9 +155,6 @@ func (g *generation) dropHandlers(i int) {
 	g.proxies[i] = nil
 	// The runner removes everything the failed factory's API registered, barriers included.
 	g.barriered[i] = false
-	if g.toolBarrier == i+1 {
-		g.toolBarrier = 0
-	}
 	g.mu.Unlock()
 	for _, p := range ps {
 		p.unsub()
@@ -303,7 +299,7 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 		}
 		return s.dispatch(p, g, i, h, spec, what, c, payload)
 	}
-	if Queued(spec.Name) && p.queues.Load() {
+	if spec.Queued && p.queues.Load() {
 		fn = func(c ext.Context, payload any) (any, error) {
 			p, err := s.ensure()
 			if err != nil {

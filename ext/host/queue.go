@@ -19,19 +19,9 @@ import (
 // core sends `sync`, which the host answers once everything queued before it has run, and the
 // host finishes its queue before it answers `shutdown`. Only a host whose initialize result has
 // capabilities.queuedEvents gets notifications; for the others every event stays a request.
-
-// queuedEvents are the events sent as notifications: every agent-loop event of events.md §1.2
-// whose results are ignored (Notify) except message_end, which Atomic awaits.
-var queuedEvents = map[string]bool{
-	"agent_start": true, "agent_end": true,
-	"turn_start": true, "turn_end": true,
-	"message_start": true, "message_update": true,
-	"tool_execution_start": true, "tool_execution_update": true, "tool_execution_end": true,
-}
-
-// Queued reports whether the handlers of event (a canonical name) are sent as queued
-// notifications rather than awaited requests.
-func Queued(event string) bool { return queuedEvents[event] }
+// Which events are queued and which are barriers are columns of the event table (ext.Spec.Queued,
+// ext.Spec.Barrier); the host learns them, with the ordered and editable columns, from
+// initialize's eventRules.
 
 // queuedError is a failure of a queued handler, waiting to be handed to the runner.
 type queuedError struct {
@@ -94,41 +84,41 @@ func (g *generation) takeErrors(i int, event string) error {
 	return errors.New(strings.Join(msgs, "; "))
 }
 
-// ensureBarriers subscribes, through the API of extension i that registers a queued handler,
-// the barriers of the agent loop: agent_settled (per extension: it also hands the extension's
-// last failures to the runner) and tool_call (once per generation).
+// ensureBarriers subscribes, through the API of extension i that registers a queued handler, a
+// handler of every barrier row of the event table (once per extension): it waits for the host's
+// queue and hands the extension's queued failures to the runner. A fail-closed barrier
+// (tool_call) never blocks a call: it gives up well before the runner's guard timeout, and the
+// failures wait for the next queued event or isolate barrier.
 func (s *Supervisor) ensureBarriers(g *generation, i int, api ext.API) {
 	g.mu.Lock()
-	settled := !g.barriered[i]
+	first := !g.barriered[i]
 	g.barriered[i] = true
-	tool := g.toolBarrier == 0
-	if tool {
-		g.toolBarrier = i + 1
-	}
 	g.mu.Unlock()
-	if settled {
-		_, _ = api.OnName("agent_settled", func(c ext.Context, _ any) (any, error) {
-			s.barrier(c.Signal())
-			return nil, g.takeErrors(i, "agent_settled")
-		})
+	if !first {
+		return
 	}
-	if tool {
-		// tool_call is fail-closed: the barrier never blocks a call, and failures wait for the
-		// next queued event or agent_settled.
-		// It gives up well before the runner's guard timeout would block the call.
-		_, _ = api.OnName("tool_call", func(c ext.Context, _ any) (any, error) {
+	for id := range ext.Table {
+		spec := &ext.Table[id]
+		if !spec.Barrier {
+			continue
+		}
+		_, _ = api.OnName(spec.Name, func(c ext.Context, _ any) (any, error) {
 			ctx := c.Signal()
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			limit := ext.GuardTimeout / 2
-			if s.opts.HandlerTimeout > 0 {
-				limit = s.opts.HandlerTimeout / 2
+			if spec.Errors == ext.FailClosed {
+				limit := ext.GuardTimeout / 2
+				if s.opts.HandlerTimeout > 0 {
+					limit = s.opts.HandlerTimeout / 2
+				}
+				ctx, cancel := context.WithTimeout(ctx, limit)
+				defer cancel()
+				s.barrier(ctx)
+				return nil, nil
 			}
-			ctx, cancel := context.WithTimeout(ctx, limit)
-			defer cancel()
 			s.barrier(ctx)
-			return nil, nil
+			return nil, g.takeErrors(i, spec.Name)
 		})
 	}
 }

@@ -332,6 +332,7 @@ func (s *Supervisor) start(inc int) (*process, error) {
 		ProtocolVersion: protocol.Version, Name: "atomic", Version: s.opts.Version,
 		AppName: s.opts.AppName, ConfigDirName: s.opts.ConfigDirName, AgentDir: s.opts.AgentDir,
 		Events:           eventNames(),
+		EventRules:       eventRules(),
 		Capabilities:     protocol.CoreCapabilities{SyncChannel: &protocol.SyncChannel{Request: protocol.SyncRequest, Response: protocol.SyncResponse}},
 		HandlerTimeoutMs: s.opts.HandlerTimeout.Milliseconds(),
 	}, "initialize", nil)
@@ -433,6 +434,18 @@ func (s *Supervisor) current(inc int) *process {
 
 // post runs fn on the supervisor's worker goroutine, in order.
 func (s *Supervisor) post(fn func()) { s.work.post(fn) }
+
+// eventRules are the event table's columns a host applies (queued, ordered, editable), by
+// canonical name; rows with none are left out.
+func eventRules() map[string]protocol.EventRule {
+	out := map[string]protocol.EventRule{}
+	for _, sp := range ext.Table {
+		if sp.Queued || sp.Ordered || len(sp.Editable) > 0 {
+			out[sp.Name] = protocol.EventRule{Queued: sp.Queued, Ordered: sp.Ordered, Editable: sp.Editable}
+		}
+	}
+	return out
+}
 
 func eventNames() []string {
 	var out []string

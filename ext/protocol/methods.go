@@ -124,11 +124,26 @@ type InitializeParams struct {
 	ConfigDirName string `json:"configDirName"`
 	AgentDir      string `json:"agentDir"`
 	// Events are every event name and alias the core emits or knows (the event table).
-	Events       []string         `json:"events"`
-	Capabilities CoreCapabilities `json:"capabilities"`
+	Events []string `json:"events"`
+	// EventRules are the event table's per-event columns a host applies, by canonical name
+	// (ext.Spec): which events arrive queued, which wait for the queue, which payload fields
+	// handlers may edit in place.
+	EventRules   map[string]EventRule `json:"eventRules,omitempty"`
+	Capabilities CoreCapabilities     `json:"capabilities"`
 	// HandlerTimeoutMs is settings.json extensionHandlerTimeoutMs (0: none): the core gives up on
 	// an awaited handler after it, and a host bounds each queued handler by it.
 	HandlerTimeoutMs int64 `json:"handlerTimeoutMs,omitempty"`
+}
+
+// EventRule is one event's row of InitializeParams.EventRules.
+type EventRule struct {
+	// Queued events arrive as notifications run from the host's event queue.
+	Queued bool `json:"queued,omitempty"`
+	// Ordered events' handlers start after the queued events sent before them have run.
+	Ordered bool `json:"ordered,omitempty"`
+	// Editable are the payload fields handlers may edit in place; the host reports such edits
+	// in the result's mutated member.
+	Editable []string `json:"editable,omitempty"`
 }
 
 // InitializeResult is the host's answer.

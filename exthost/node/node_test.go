@@ -418,6 +418,28 @@ export default function (pi) {
 	}
 }
 
+// TestInPlaceEditsOfContextAndPayload: edits of context.messages and before_provider_request.payload
+// made in place (no returned value) take effect, as pi applies them; the fields are the table's
+// Editable column, sent in initialize.
+func TestInPlaceEditsOfContextAndPayload(t *testing.T) {
+	src := `
+export default function (pi) {
+	pi.on("context", (e) => { e.messages[0].content[0].text = "edited"; e.messages.push({ role: "user", content: [{ type: "text", text: "added" }], timestamp: 2 }); });
+	pi.on("before_provider_request", (e) => { e.payload.temperature = 0.5; delete e.payload.drop; });
+}`
+	r, _ := loaded(t, writeExt(t, t.TempDir(), "inplace.ts", src))
+	ctx := context.Background()
+	msgs := []llm.Message{llm.UserText("original", nil, 1)}
+	out, _, _ := ext.Emit[*ext.ContextResult](r, ctx, ext.ContextEvent{Messages: msgs})
+	if len(out.Messages) != 2 || llm.TextOf(out.Messages[0].Content, "") != "edited" || llm.TextOf(out.Messages[1].Content, "") != "added" {
+		t.Fatalf("context messages after in-place edits: %+v", out.Messages)
+	}
+	req, _, _ := ext.Emit[*ext.PayloadResult](r, ctx, ext.BeforeProviderRequest{Payload: map[string]any{"model": "m", "drop": true}})
+	if fmt.Sprint(req.Payload) != "map[model:m temperature:0.5]" {
+		t.Fatalf("payload after in-place edits: %v", req.Payload)
+	}
+}
+
 // TestEventSignalAborts: cancelling a dispatch aborts ctx.signal in the TypeScript handler.
 func TestEventSignalAborts(t *testing.T) {
 	needNode(t)

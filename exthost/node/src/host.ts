@@ -30,11 +30,14 @@ const instances = new Map<number, Instance>();
 /** Event names and aliases the core knows (from initialize). */
 let knownEvents = new Set<string>();
 
-/** Payload fields whose in-place edits the core accepts back, by event. */
-const MUTABLE: Record<string, string[]> = {
-	tool_call: ["input"],
-	before_provider_headers: ["headers"],
-};
+/**
+ * The per-event rules of the core's event table, from initialize (`eventRules`): which payload
+ * fields handlers may edit in place (reported back as `mutated`), and which events wait for the
+ * queued events sent before them. The table is the one source; nothing here names an event.
+ */
+type EventRule = { queued?: boolean; ordered?: boolean; editable?: string[] };
+let MUTABLE: Record<string, string[]> = {};
+let ORDERED = new Set<string>();
 
 // ---- contexts ---------------------------------------------------------------------------------
 
@@ -603,27 +606,6 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 
 // ---- queued events (docs/extension-protocol.md "Queued events") -----------------------------
 
-/**
- * Events whose request waits for the queued events sent before it: the agent loop emits them
- * after the queued ones, so their handlers see the queued handlers done (events.md §1.2). Events
- * that a host call may cause while a queued handler awaits it (model_select after pi.setModel…)
- * do not wait, or the two would wait for each other.
- */
-const ORDERED = new Set([
-	"message_end",
-	"tool_call",
-	"tool_result",
-	"context",
-	"before_provider_request",
-	"before_provider_headers",
-	"provider_request",
-	"after_provider_response",
-	"agent_settled",
-	"session_stop",
-	"input",
-	"before_agent_start",
-]);
-
 type QueuedEvent = { ext: number; gen: number; handler: number; event: string; payload: any; ctx: number; signal?: boolean };
 
 const evq: QueuedEvent[] = [];
@@ -767,13 +749,20 @@ export async function runCallback(p: { callback: number; ctx: number }) {
 	}
 }
 
-export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[]; handlerTimeoutMs?: number }) {
+export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[]; eventRules?: Record<string, EventRule>; handlerTimeoutMs?: number }) {
 	handlerTimeoutMs = p.handlerTimeoutMs ?? 0;
 	hostInfo.agentDir = p.agentDir ?? "";
 	hostInfo.version = p.version ?? "";
 	if (p.appName) hostInfo.appName = p.appName;
 	if (p.configDirName) hostInfo.configDirName = p.configDirName;
 	knownEvents = new Set(p.events ?? []);
+	MUTABLE = {};
+	ORDERED = new Set();
+	for (const [name, rule] of Object.entries(p.eventRules ?? {})) {
+		if (rule.editable?.length) MUTABLE[name] = rule.editable;
+		// An ordered event waits for the queued events sent before it (events.md §1.2).
+		if (rule.ordered) ORDERED.add(name);
+	}
 	return {
 		protocolVersion: 2,
 		name: "atomic-node-host",

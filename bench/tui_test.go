@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -94,6 +95,9 @@ func longSession(b *testing.B, cwd, dir string, n int) string {
 			b.Fatal(err)
 		}
 	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
 	return st.SessionFile()
 }
 
@@ -129,6 +133,9 @@ func BenchmarkTUIStream2000(b *testing.B) {
 				turns = append(turns, streamTurn(2000))
 			}
 			env := tuitest.NewEnv(b, &fakellm.Script{Turns: turns})
+			if prof := os.Getenv("ATOMIC_TUI_CPUPROFILE"); prof != "" {
+				env.Vars = append(env.Vars, "ATOMIC_TUI_CPUPROFILE="+prof+"."+name)
+			}
 			args := []string{"--model", "fake/fake-model"}
 			if long {
 				args = append(args, "--session", longSession(b, env.Work, filepath.Join(env.Agent, "sessions", "long"), 10000))
@@ -205,4 +212,29 @@ func BenchmarkTUIResume10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(rss)/1024, "rss-MB")
 	b.ReportMetric(float64(hwm)/1024, "peak-after-scroll-MB")
+}
+
+// BenchmarkPrintStream2000 is the same 2,000-delta answer in print mode (-p): the CPU the
+// process spends without any UI (provider stream, agent, session file), the baseline to read
+// BenchmarkTUIStream2000 against.
+func BenchmarkPrintStream2000(b *testing.B) {
+	bin := tuitest.Build(b)
+	turns := make([]fakellm.Turn, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		turns = append(turns, streamTurn(2000))
+	}
+	env := tuitest.NewEnv(b, &fakellm.Script{Turns: turns})
+	var cpu time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "--model", "fake/fake-model", "--no-session", "-p", "stream")
+		cmd.Dir = env.Work
+		cmd.Env = append(os.Environ(), "HOME="+env.Home, "ATOMIC_CODING_AGENT_DIR="+env.Agent)
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "END-OF-ANSWER") {
+			b.Fatalf("%v: %s", err, out)
+		}
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }

@@ -76,12 +76,13 @@ type footerStats struct {
 	cost                           float64
 	ctxPercent                     float64 // <0: unknown
 	window                         int
+	name                           string // session name
 }
 
 func (m *model) stats() footerStats {
 	s := m.rt.Session()
 	st, err := s.Stats()
-	fs := footerStats{ctxPercent: -1}
+	fs := footerStats{ctxPercent: -1, name: s.SessionName()}
 	if md := s.Model(); md != nil {
 		fs.window = int(md.ContextWindow)
 	}
@@ -109,8 +110,8 @@ func (m *model) footer(w int) []string {
 	if m.gitBranch != "" {
 		loc += " (" + m.gitBranch + ")"
 	}
-	if n := s.SessionName(); n != "" {
-		loc += " • " + n
+	if fs.name != "" {
+		loc += " • " + fs.name
 	}
 	line1 := th.Fg("dim", component.Truncate(loc, w, "..."))
 

@@ -379,12 +379,13 @@ func (m *model) View() tea.View {
 		hint := m.km.Hint(keys.ViewBottom)
 		lines[th-1] = m.th.Fg("muted", component.Truncate("── scrolled: "+hint+" to follow the end ──", w, ""))
 	}
-	lines = append(lines, dock...)
-	for i, l := range lines {
+	// Transcript lines are clipped when their block renders; clip the dock here.
+	for i, l := range dock {
 		if component.Width(l) > w {
-			lines[i] = component.Truncate(l, w, "")
+			dock[i] = component.Truncate(l, w, "")
 		}
 	}
+	lines = append(lines, dock...)
 	v := tea.NewView(strings.Join(lines, "\n"))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -408,7 +409,10 @@ func (m *model) windowTitle() string {
 		return m.title
 	}
 	base := filepath.Base(m.rt.Session().Store().Cwd())
-	if n := m.rt.Session().SessionName(); n != "" {
+	if m.footerCache == nil || m.footerSess != m.rt.Session() {
+		return "atomic - " + base
+	}
+	if n := m.footerCache.name; n != "" {
 		return "atomic - " + n + " - " + base
 	}
 	return "atomic - " + base

@@ -82,9 +82,15 @@ func (m *model) addMessage(msg *llm.Message, history bool) {
 
 // onEvent applies one session event to the screen.
 func (m *model) onEvent(ev any) tea.Cmd {
-	switch ev.(type) {
-	case evMessageEnd, evAgentEnd, evSession:
+	switch e := ev.(type) {
+	case evMessageEnd, evAgentEnd:
 		m.footerCache = nil
+	case evSession:
+		switch e.typ {
+		case "model_changed", "thinking_level_changed", "session_info_changed", "compaction_end",
+			"session_started", "entry_appended", "auto_retry_end":
+			m.footerCache = nil
+		}
 	}
 	switch e := ev.(type) {
 	case evAgentStart:

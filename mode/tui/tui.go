@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -104,7 +105,7 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 			m.notice("warning", err.Error())
 		}
 	}
-	popts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutSignalHandler()}
+	popts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutSignalHandler(), tea.WithFPS(fps)}
 	if o.In != nil {
 		popts = append(popts, tea.WithInput(o.In))
 	}
@@ -116,6 +117,15 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 	}
 	if o.Width > 0 && o.Height > 0 {
 		popts = append(popts, tea.WithWindowSize(o.Width, o.Height))
+	}
+	if path := os.Getenv("ATOMIC_TUI_CPUPROFILE"); path != "" {
+		// Diagnostics: a CPU profile of the whole interactive run (bench/ uses it to find hot
+		// paths while streaming).
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
+		}
 	}
 	p := tea.NewProgram(m, popts...)
 	u.prog = p

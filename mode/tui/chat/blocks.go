@@ -94,6 +94,7 @@ func (b *UserBlock) Render(env *Env, width int) []string {
 }
 
 // AssistantBlock is an assistant message's text and thinking (its tool calls are ToolBlocks).
+// Its markdown is rendered at width-2 and indented by one cell.
 type AssistantBlock struct {
 	Content      []llm.Content
 	StopReason   llm.StopReason
@@ -105,6 +106,8 @@ type AssistantBlock struct {
 	cache []mdCache // per content index
 }
 
+// mdCache is the rendering of one text block at one width: while streaming, prefix holds the
+// rendered stable part (text[:prefixLen]); full is the whole last rendering of text.
 type mdCache struct {
 	width     int
 	prefixLen int
@@ -137,17 +140,22 @@ func (b *AssistantBlock) markdown(env *Env, i int, text string, width int) []str
 	if c.width == width && c.text == text {
 		return c.full
 	}
-	if c.width != width {
+	if c.width != width || c.prefixLen > len(text) || c.text[:c.prefixLen] != text[:c.prefixLen] {
 		*c = mdCache{width: width}
 	}
 	var lines []string
 	if b.Streaming {
-		cut := splitStable(text)
-		if cut != c.prefixLen || c.prefix == nil && cut > 0 {
-			c.prefix = env.MD.Render(text[:cut], width)
+		// The stable prefix grows chunk by chunk: render only the new chunk and append it, so
+		// a long answer costs its new paragraphs, never its whole length again.
+		if cut := splitStable(text); cut > c.prefixLen {
+			chunk := component.Indent(env.MD.Render(text[c.prefixLen:cut], width), 1)
+			if len(c.prefix) > 0 && len(chunk) > 0 {
+				c.prefix = append(c.prefix, "")
+			}
+			c.prefix = append(c.prefix, chunk...)
 			c.prefixLen = cut
 		}
-		tail := env.MD.Render(text[cut:], width)
+		tail := component.Indent(env.MD.Render(text[c.prefixLen:], width), 1)
 		lines = make([]string, 0, len(c.prefix)+len(tail)+1)
 		lines = append(lines, c.prefix...)
 		if len(c.prefix) > 0 && len(tail) > 0 {
@@ -155,7 +163,7 @@ func (b *AssistantBlock) markdown(env *Env, i int, text string, width int) []str
 		}
 		lines = append(lines, tail...)
 	} else {
-		lines = env.MD.Render(text, width)
+		lines = component.Indent(env.MD.Render(text, width), 1)
 	}
 	c.text, c.full = text, lines
 	return lines
@@ -187,7 +195,7 @@ func (b *AssistantBlock) Render(env *Env, width int) []string {
 				continue
 			}
 			out = append(out, "")
-			out = append(out, component.Indent(b.markdown(env, i, t, inner), 1)...)
+			out = append(out, b.markdown(env, i, t, inner)...)
 		}
 	}
 	if !b.HasToolCalls && !b.Streaming {

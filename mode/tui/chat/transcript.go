@@ -101,7 +101,8 @@ func (t *Transcript) lines(it *item, width int) []string {
 	if it.dirty || it.width != width || it.gen != t.gen {
 		it.lines = it.b.Render(&t.Env, width)
 		for i, l := range it.lines {
-			if component.Width(l) > width {
+			// A line of at most width bytes cannot be wider than width cells.
+			if len(l) > width && component.Width(l) > width {
 				it.lines[i] = component.Truncate(l, width, "")
 			}
 		}

@@ -135,9 +135,10 @@ func sameFile(f *os.File, path string) bool {
 }
 
 // holderPID reads the pid the holder wrote into the lock file. The holder writes it right after
-// locking, so an empty file is read again a few times (at most about 100 ms in all).
+// locking, so an empty file is read again for a while (at most about a second in all, in case
+// the holder is descheduled on a loaded machine between the two).
 func holderPID(lp string) int {
-	for range 20 {
+	for range 200 {
 		f, err := os.Open(lp)
 		if err != nil {
 			return 0

@@ -155,6 +155,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	defer st.Close() // every exit, early ones too, lets go of the session file (a no-op once closed)
 	// A resumed session works in the directory it belongs to (its header cwd), as in pi.
 	if sc := st.Cwd(); sc != "" && sc != cwd {
 		if fi, err := os.Stat(sc); err != nil || !fi.IsDir() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/atomic-cli/atomic/ext"
@@ -197,25 +198,35 @@ func TestTerminateOnlyWhenAllTerminate(t *testing.T) {
 	}
 }
 
+// TestAbortKeepsPartialMessage runs in a synctest bubble: the provider's pause is fake time, which
+// passes only once the aborting goroutine has run, so the abort always lands mid-stream.
 func TestAbortKeepsPartialMessage(t *testing.T) {
-	started := make(chan struct{})
-	p := &scripted{turns: []func(*llm.Builder) llm.Message{
-		func(b *llm.Builder) llm.Message {
-			i := b.StartText()
-			b.AppendText(i, "partial")
-			close(started)
-			time.Sleep(50 * time.Millisecond)
-			return b.Fail("", true, testModel)
-		},
-	}}
-	a := New(Config{Provider: p, Model: testModel})
-	go func() { <-started; a.Abort() }()
-	a.Prompt(context.Background(), llm.UserText("go", nil, 1))
-	msgs := a.Messages()
-	last := msgs[len(msgs)-1]
-	if last.StopReason != llm.StopAborted || llm.TextOf(last.Content, "") != "partial" {
-		t.Fatalf("last message: %+v", last)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		started := make(chan struct{})
+		p := &scripted{turns: []func(*llm.Builder) llm.Message{
+			func(b *llm.Builder) llm.Message {
+				i := b.StartText()
+				b.AppendText(i, "partial")
+				close(started)
+				time.Sleep(50 * time.Millisecond)
+				return b.Fail("", true, testModel)
+			},
+		}}
+		a := New(Config{Provider: p, Model: testModel})
+		aborted := make(chan struct{})
+		go func() { <-started; a.Abort(); close(aborted) }()
+		a.Prompt(context.Background(), llm.UserText("go", nil, 1))
+		select {
+		case <-aborted:
+		default:
+			t.Fatal("the run ended before the abort")
+		}
+		msgs := a.Messages()
+		last := msgs[len(msgs)-1]
+		if last.StopReason != llm.StopAborted || llm.TextOf(last.Content, "") != "partial" {
+			t.Fatalf("last message: %+v", last)
+		}
+	})
 }
 
 func TestSteerAndFollowUp(t *testing.T) {

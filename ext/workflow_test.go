@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -274,37 +275,41 @@ func TestWorkflowObserverOverflowReplacesQueueWithSnapshot(t *testing.T) {
 	}
 }
 
+// TestWorkflowDisposedObserverRunsNoQueuedCallback runs in a synctest bubble, so "no callback
+// after dispose" is checked once every goroutine has settled rather than after a pause.
 func TestWorkflowDisposedObserverRunsNoQueuedCallback(t *testing.T) {
-	h := NewRunner(nil).WorkflowActivity()
-	p := h.RegisterPublisher()
-	release := make(chan struct{})
-	started := make(chan struct{}, 1)
-	var log frameLog
-	s := mustObserve(t, h, func(f WorkflowActivityFrame) error {
-		_ = log.observe(f)
-		select {
-		case started <- struct{}{}:
-			<-release
-		default:
+	synctest.Test(t, func(t *testing.T) {
+		h := NewRunner(nil).WorkflowActivity()
+		p := h.RegisterPublisher()
+		release := make(chan struct{})
+		started := make(chan struct{}, 1)
+		var log frameLog
+		s := mustObserve(t, h, func(f WorkflowActivityFrame) error {
+			_ = log.observe(f)
+			select {
+			case started <- struct{}{}:
+				<-release
+			default:
+			}
+			return nil
+		})
+		<-started
+		for i := 0; i < 5; i++ {
+			_ = p.PublishChanged(wfRoot("a", i))
 		}
-		return nil
+		s.Dispose()
+		s.Dispose()
+		close(release) // the running callback finishes; nothing queued runs
+		settle(t, s)
+		_ = p.PublishChanged(wfRoot("a", 9))
+		synctest.Wait() // every goroutine of the bubble is idle: a callback that would run has run
+		if fs := log.get(); len(fs) != 1 {
+			t.Fatalf("callbacks after dispose: %s", kinds(fs))
+		}
+		if n := diagCount(h, WorkflowObserverDisposed); n != 1 {
+			t.Fatalf("ObserverDisposed recorded %d times", n)
+		}
 	})
-	<-started
-	for i := 0; i < 5; i++ {
-		_ = p.PublishChanged(wfRoot("a", i))
-	}
-	s.Dispose()
-	s.Dispose()
-	close(release) // the running callback finishes; nothing queued runs
-	settle(t, s)
-	_ = p.PublishChanged(wfRoot("a", 9))
-	time.Sleep(10 * time.Millisecond)
-	if fs := log.get(); len(fs) != 1 {
-		t.Fatalf("callbacks after dispose: %s", kinds(fs))
-	}
-	if n := diagCount(h, WorkflowObserverDisposed); n != 1 {
-		t.Fatalf("ObserverDisposed recorded %d times", n)
-	}
 }
 
 func TestWorkflowObserverFailureIsDiagnosed(t *testing.T) {

@@ -79,7 +79,9 @@ func streamTurn(n int) fakellm.Turn {
 
 // longSession writes a session of n messages (n/2 user/assistant pairs with markdown) and
 // returns its path.
-func longSession(b *testing.B, cwd, dir string, n int) string {
+func longSession(b *testing.B, cwd, dir string, n int) string { return longSessionT(b, cwd, dir, n) }
+
+func longSessionT(b testing.TB, cwd, dir string, n int) string {
 	st, err := store.Create(cwd, dir, store.CreateOptions{})
 	if err != nil {
 		b.Fatal(err)
@@ -173,15 +175,17 @@ func BenchmarkTUIIdleBytes(b *testing.B) {
 	term := env.Start(b, bin, "--model", "fake/fake-model", "--no-session")
 	term.WaitFor("fake-model")
 	time.Sleep(500 * time.Millisecond) // let start-up replies (terminal queries) settle
-	var idle int64
+	var idle, cpu int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		before := term.Written()
+		before, cpuBefore := term.Written(), cpuNS(b, term.Pid())
 		time.Sleep(5 * time.Second)
 		idle += term.Written() - before
+		cpu += cpuNS(b, term.Pid()) - cpuBefore
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(idle)/float64(b.N), "bytes/5s")
+	b.ReportMetric(float64(cpu)/1e6/float64(b.N), "cpu-ms/5s")
 	term.Press("ctrl+d")
 	term.WaitExit()
 }
@@ -192,6 +196,9 @@ func BenchmarkTUIResume10k(b *testing.B) {
 	bin := tuitest.Build(b)
 	env := tuitest.NewEnv(b, &fakellm.Script{Turns: []fakellm.Turn{{Text: "x"}}})
 	path := longSession(b, env.Work, filepath.Join(env.Agent, "sessions", "long"), 10000)
+	if prof := os.Getenv("ATOMIC_TUI_CPUPROFILE"); prof != "" {
+		env.Vars = append(env.Vars, "ATOMIC_TUI_CPUPROFILE="+prof+".resume")
+	}
 	var rss, hwm int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -429,8 +429,11 @@ func (b *ToolBlock) result(env *Env, width int) []string {
 			return nil
 		}
 		lines := strings.Split(text, "\n")
-		lines = head(lines, 10)
-		return highlightPath(th, b.str("path"), lines)
+		if env.Expanded || len(lines) <= 10 {
+			return highlightPath(th, b.str("path"), lines)
+		}
+		note := th.Fg("muted", fmt.Sprintf("... (%d more lines, %s to expand)", len(lines)-10, hint))
+		return append(highlightPath(th, b.str("path"), lines[:10]), note)
 	case "bash":
 		if text == "" {
 			return nil

@@ -145,3 +145,15 @@ func TestStreamingMarkdownCachesPrefix(t *testing.T) {
 		t.Errorf("streamed text not shown:\n%s", joined)
 	}
 }
+
+// TestReadRowCollapsedNote: a long read result shows 10 highlighted lines and a plain note (the
+// note is not fed through the highlighter).
+func TestReadRowCollapsedNote(t *testing.T) {
+	tr := newTestTranscript()
+	tr.Append(&ToolBlock{ID: "r", Name: "read", Args: map[string]any{"path": "a.go"}, Started: true, Done: true,
+		Result: []llm.Content{llm.Text(strings.Repeat("x := 1\n", 14) + "y := 2")}})
+	got := ansi.Strip(strings.Join(tr.View(60, 20), "\n"))
+	if !strings.Contains(got, "... (5 more lines, ctrl+o to expand)") || strings.Contains(got, "[38;") {
+		t.Fatalf("collapsed read row:\n%s", got)
+	}
+}

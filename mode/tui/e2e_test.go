@@ -138,3 +138,55 @@ func TestE2EAbortWithEscape(t *testing.T) {
 		t.Fatalf("exit code %d", code)
 	}
 }
+
+// TestE2ENoColor: with NO_COLOR set the screen carries no colour sequences, only attributes
+// (tui.md §5.4).
+func TestE2ENoColor(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "plain **answer**"}))
+	env.Vars = append(env.Vars, "NO_COLOR=1")
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session")
+	term.Record()
+	term.WaitFor("fake-model")
+	term.Type("hi")
+	term.Press("enter")
+	term.WaitFor("plain answer")
+	out := string(term.Recorded())
+	for _, sgr := range []string{"38;2;", "48;2;", "38;5;", "48;5;"} {
+		if strings.Contains(out, sgr) {
+			t.Errorf("colour sequence %q written under NO_COLOR", sgr)
+		}
+	}
+	term.Press("ctrl+d")
+	term.WaitExit()
+}
+
+// TestE2EResize: shrinking and growing the terminal reflows the transcript and keeps the editor
+// and footer at the bottom.
+func TestE2EResize(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: strings.Repeat("reflowing words ", 12) + "LAST"}))
+	term := env.StartSized(t, 100, 24, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("fake-model")
+	term.Type("go")
+	term.Press("enter")
+	term.WaitFor("LAST")
+	footerAt := func(row int) func(string) bool {
+		return func(s string) bool {
+			lines := strings.Split(s, "\n")
+			return len(lines) > row && strings.Contains(lines[row], "fake-model") && strings.Contains(s, "LAST")
+		}
+	}
+	term.Resize(50, 20)
+	term.WaitScreen("the footer on row 20 of 20", footerAt(19))
+	lines := strings.Split(term.Screen(), "\n")
+	for i, l := range lines {
+		if len([]rune(l)) > 50 {
+			t.Fatalf("row %d wider than 50 after shrinking: %q", i, l)
+		}
+	}
+	term.Resize(120, 30)
+	term.WaitScreen("the footer on row 30 of 30", footerAt(29))
+	term.Press("ctrl+d")
+	term.WaitExit()
+}

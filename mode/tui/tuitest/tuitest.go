@@ -375,6 +375,15 @@ func (t *Term) WaitFor(texts ...string) {
 	}
 }
 
+// WaitScreen waits until ok holds for the screen text (Screen); what describes the condition in
+// the failure message.
+func (t *Term) WaitScreen(what string, ok func(screen string) bool) {
+	t.t.Helper()
+	if err := t.waitUntil(func() bool { return ok(t.Screen()) }); err != nil {
+		t.t.Fatalf("%v waiting for %s; screen:\n%s", err, what, t.Screen())
+	}
+}
+
 // WaitGone waits until the screen contains none of texts.
 func (t *Term) WaitGone(texts ...string) {
 	t.t.Helper()

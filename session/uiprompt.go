@@ -81,3 +81,19 @@ func (u *promptUI) Editor(ctx context.Context, title, prefill string) (string, b
 	defer u.exit()
 	return u.UI.Editor(ctx, title, prefill)
 }
+
+// SetWorkingMessage forwards ext.WorkingUI to the mode's UI (a no-op without it).
+func (u *promptUI) SetWorkingMessage(message string) { ext.SetWorkingMessage(u.UI, message) }
+
+// SetWorkingVisible forwards ext.WorkingUI.
+func (u *promptUI) SetWorkingVisible(visible bool) { ext.SetWorkingVisible(u.UI, visible) }
+
+// SetWorkingIndicator forwards ext.WorkingUI.
+func (u *promptUI) SetWorkingIndicator(ind *ext.WorkingIndicator) {
+	ext.SetWorkingIndicator(u.UI, ind)
+}
+
+// SetWidgetAt forwards ext.WidgetPlacementUI.
+func (u *promptUI) SetWidgetAt(key string, lines []string, placement string) {
+	ext.SetWidgetAt(u.UI, key, lines, placement)
+}

@@ -516,7 +516,30 @@ func init() {
 			return nil
 		}),
 		protocol.MethodUISetWidget: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
-			ui.SetWidget(a.Key, a.Lines)
+			if a.Placement != "" {
+				ext.SetWidgetAt(ui, a.Key, a.Lines, a.Placement)
+			} else {
+				ui.SetWidget(a.Key, a.Lines)
+			}
+			return nil
+		}),
+		protocol.MethodUISetWorkingMessage: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
+			ext.SetWorkingMessage(ui, a.Message)
+			return nil
+		}),
+		protocol.MethodUISetWorkingVisible: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
+			ext.SetWorkingVisible(ui, a.Visible)
+			return nil
+		}),
+		protocol.MethodUISetWorkingIndicator: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
+			var ind *ext.WorkingIndicator
+			if w := a.Indicator; w != nil {
+				ind = &ext.WorkingIndicator{Interval: time.Duration(w.IntervalMs) * time.Millisecond}
+				if w.HasFrames {
+					ind.Frames = append([]string{}, w.Frames...)
+				}
+			}
+			ext.SetWorkingIndicator(ui, ind)
 			return nil
 		}),
 		protocol.MethodUISetTitle: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {

@@ -524,6 +524,8 @@ func (p *process) handle(m *protocol.Message) {
 		p.sup.notification(p, m)
 	case m.IsRequest() && m.Method == protocol.MethodBuiltinExecute:
 		p.serveBuiltin(m)
+	case m.IsRequest() && isDialog(m.Method):
+		p.serveDialog(m) // uidialog.go: cancellable by the extension's AbortSignal
 	case m.IsRequest():
 		go func() {
 			res, err := p.sup.request(p, m.Method, m.Params)

@@ -45,6 +45,10 @@ const (
 	MethodUISetWidget     = "ui.setWidget"
 	MethodUISetTitle      = "ui.setTitle"
 	MethodUISetEditorText = "ui.setEditorText"
+	// The interactive mode's working line (ext.WorkingUI); other modes ignore them.
+	MethodUISetWorkingMessage   = "ui.setWorkingMessage"
+	MethodUISetWorkingVisible   = "ui.setWorkingVisible"
+	MethodUISetWorkingIndicator = "ui.setWorkingIndicator"
 
 	// Requests (the Node host sends the synchronous ones on the sync channel).
 	MethodRegisterTool       = "registerTool"
@@ -491,6 +495,19 @@ type UIParams struct {
 	Key     string   `json:"key,omitempty"`
 	Text    string   `json:"text,omitempty"`
 	Lines   []string `json:"lines,omitempty"`
+	// Placement of setWidget: aboveEditor (default) or belowEditor.
+	Placement string `json:"placement,omitempty"`
+	// Visible of setWorkingVisible.
+	Visible bool `json:"visible,omitempty"`
+	// Indicator of setWorkingIndicator; absent restores the default.
+	Indicator *WorkingIndicator `json:"indicator,omitempty"`
+}
+
+// WorkingIndicator is setWorkingIndicator's {frames?, intervalMs?}.
+type WorkingIndicator struct {
+	Frames     []string `json:"frames,omitempty"`
+	HasFrames  bool     `json:"hasFrames,omitempty"` // frames was given (an empty list hides the glyph)
+	IntervalMs int      `json:"intervalMs,omitempty"`
 }
 
 // BuiltinInfoParams name a built-in tool (read, bash, edit, write, grep, find, ls).

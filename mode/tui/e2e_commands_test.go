@@ -239,6 +239,26 @@ export default function (pi: ExtensionAPI) {
 			ctx.ui.notify("confirmed: " + ok, "info");
 		},
 	});
+	pi.registerCommand("busy", {
+		description: "working line and a widget below the editor",
+		handler: async (_args, ctx) => {
+			ctx.ui.setWorkingMessage("CRUNCHING-NUMBERS");
+			ctx.ui.setWorkingIndicator({ frames: ["<*>"], intervalMs: 100 });
+			ctx.ui.setWidget("below", ["BELOW-WIDGET"], { placement: "belowEditor" });
+			const v = await ctx.ui.input("Say when", "type anything");
+			ctx.ui.setWorkingMessage();
+			ctx.ui.notify("busy done: " + v, "info");
+		},
+	});
+	pi.registerCommand("abortable", {
+		description: "a select dismissed by its AbortSignal",
+		handler: async (_args, ctx) => {
+			const ac = new AbortController();
+			setTimeout(() => ac.abort(), 1500);
+			const v = await ctx.ui.select("Abortable question?", ["x", "y"], { signal: ac.signal });
+			ctx.ui.notify("abort result: " + v, "info");
+		},
+	});
 	pi.registerCommand("bye", {
 		description: "shut down",
 		handler: async (_args, ctx) => {
@@ -363,4 +383,34 @@ func TestE2EExtensionShutdown(t *testing.T) {
 	if code := term.WaitExit(); code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
+}
+
+// TestE2EWorkingLineAndWidgetBelow: setWorkingMessage / setWorkingIndicator replace the working
+// line while the command runs; setWidget with placement belowEditor draws under the editor.
+func TestE2EWorkingLineAndWidgetBelow(t *testing.T) {
+	_, term := tsEnv(t)
+	term.Type("/busy")
+	term.Press("enter")
+	term.WaitFor("Say when", "<*> CRUNCHING-NUMBERS", "BELOW-WIDGET")
+	s := term.Screen()
+	if strings.Index(s, "BELOW-WIDGET") < strings.Index(s, "Say when") {
+		t.Fatalf("the belowEditor widget is above the editor slot:\n%s", s)
+	}
+	term.Type("now")
+	term.Press("enter")
+	term.WaitFor("busy done: now")
+	term.WaitGone("CRUNCHING-NUMBERS")
+	quit(t, term)
+}
+
+// TestE2EAbortSignalClosesDialog: aborting a dialog's AbortSignal resolves it with the default
+// and takes the dialog off the screen.
+func TestE2EAbortSignalClosesDialog(t *testing.T) {
+	_, term := tsEnv(t)
+	term.Type("/abortable")
+	term.Press("enter")
+	term.WaitFor("Abortable question?", "→ x")
+	term.WaitFor("abort result: undefined")
+	term.WaitGone("Abortable question?")
+	quit(t, term)
 }

@@ -1,6 +1,12 @@
 package tui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/atomic-cli/atomic/ext"
+)
 
 // shutdownRequested is the runtime's ctx.shutdown() hook: it wakes the loop, which quits at its
 // next idle point (shutdownDue).
@@ -14,3 +20,54 @@ func (x *extUI) shutdownRequested() {
 func (m *model) shutdownDue() bool {
 	return !m.quitting && !m.working() && m.rt.ShutdownRequested()
 }
+
+// SetWorkingMessage implements ext.WorkingUI: "" restores the default message (tui.md §1.4).
+func (x *extUI) SetWorkingMessage(message string) {
+	x.send(extMsg(func(m *model) tea.Cmd { m.workingMsg = message; return nil }))
+}
+
+// SetWorkingVisible implements ext.WorkingUI.
+func (x *extUI) SetWorkingVisible(visible bool) {
+	x.send(extMsg(func(m *model) tea.Cmd { m.workingHidden = !visible; return nil }))
+}
+
+// SetWorkingIndicator implements ext.WorkingUI: frames are printed verbatim, an empty list hides
+// the glyph, nil restores the default spinner.
+func (x *extUI) SetWorkingIndicator(ind *ext.WorkingIndicator) {
+	var frames []string
+	var every time.Duration
+	if ind != nil {
+		frames = append([]string(nil), ind.Frames...)
+		if ind.Frames != nil && frames == nil {
+			frames = []string{}
+		}
+		every = ind.Interval
+	}
+	x.send(extMsg(func(m *model) tea.Cmd {
+		m.spinFrames, m.spinEvery = spinnerFrames, spinnerInterval
+		if frames != nil {
+			m.spinFrames = frames
+		}
+		if every > 0 {
+			m.spinEvery = every
+		}
+		m.spinGen++ // a running tick of the old indicator stops
+		m.spinning = false
+		return nil
+	}))
+}
+
+// SetWidgetAt implements ext.WidgetPlacementUI: belowEditor puts the lines under the editor.
+func (x *extUI) SetWidgetAt(key string, lines []string, placement string) {
+	lines = append([]string(nil), lines...)
+	below := placement == ext.WidgetBelowEditor
+	x.send(extMsg(func(m *model) tea.Cmd {
+		m.setWidget(key, lines, below)
+		return nil
+	}))
+}
+
+var (
+	_ ext.WorkingUI         = (*extUI)(nil)
+	_ ext.WidgetPlacementUI = (*extUI)(nil)
+)

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import Module from "node:module";
 import * as path from "node:path";
 import { hostInfo } from "./modules";
-import { ErrorCodes, notify, request, RpcError, syncCall } from "./rpc";
+import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
 
 type Fn = (...args: any[]) => any;
 
@@ -86,9 +86,11 @@ function callbackId(fn: Fn | undefined): number | undefined {
 }
 
 function makeUI(ctx: number): any {
+	// A dialog's AbortSignal resolves it at once with the default and cancels the core's request
+	// ($/cancelRequest), which closes the dialog on screen.
 	const dialog = (method: string, params: Record<string, unknown>, opts?: { timeout?: number; signal?: AbortSignal }) => {
 		if (opts?.signal?.aborted) return Promise.resolve(undefined);
-		const p = request(method, { ctx, ...params, timeout: opts?.timeout });
+		const p = requestCancellable(method, { ctx, ...params, timeout: opts?.timeout }, { signal: opts?.signal });
 		if (!opts?.signal) return p;
 		return Promise.race([p, new Promise((resolve) => opts.signal!.addEventListener("abort", () => resolve(undefined), { once: true }))]);
 	};
@@ -99,10 +101,20 @@ function makeUI(ctx: number): any {
 		editor: (title: string, prefill?: string, opts?: any) => dialog("ui.editor", { title, prefill: prefill ?? "" }, opts).then((v) => v ?? undefined),
 		notify: (message: string, type?: string) => notify("ui.notify", { ctx, message: String(message), type: type ?? "info" }),
 		setStatus: (key: string, text?: string) => notify("ui.setStatus", { ctx, key, text: text ?? "" }),
-		setWidget: (key: string, content?: unknown) => {
+		setWidget: (key: string, content?: unknown, options?: { placement?: string }) => {
 			if (content !== undefined && !Array.isArray(content)) return; // component factories need the TUI
-			notify("ui.setWidget", { ctx, key, lines: content ?? [] });
+			notify("ui.setWidget", { ctx, key, lines: content ?? [], placement: options?.placement });
 		},
+		setWorkingMessage: (message?: string) => notify("ui.setWorkingMessage", { ctx, message: message ?? "" }),
+		setWorkingVisible: (visible: boolean) => notify("ui.setWorkingVisible", { ctx, visible: visible !== false }),
+		setWorkingIndicator: (indicator?: { frames?: string[]; intervalMs?: number }) =>
+			notify("ui.setWorkingIndicator", {
+				ctx,
+				indicator:
+					indicator === undefined
+						? undefined
+						: { frames: indicator.frames ?? [], hasFrames: Array.isArray(indicator.frames), intervalMs: indicator.intervalMs ?? 0 },
+			}),
 		setTitle: (title: string) => notify("ui.setTitle", { ctx, title }),
 		setEditorText: (text: string) => notify("ui.setEditorText", { ctx, text }),
 		getEditorText: () => syncCall<string>("ui.getEditorText", { ctx }),

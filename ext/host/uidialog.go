@@ -1,0 +1,100 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/protocol"
+)
+
+// isDialog reports whether method is a blocking ctx.ui dialog (select, confirm, input, editor).
+func isDialog(method string) bool {
+	switch method {
+	case protocol.MethodUISelect, protocol.MethodUIConfirm, protocol.MethodUIInput, protocol.MethodUIEditor:
+		return true
+	}
+	return false
+}
+
+// serveDialog serves a dialog request cancellably: the host's $/cancelRequest for it (the
+// extension's AbortSignal fired) or the host going away ends the dialog's context, which closes
+// the dialog on screen with its default answer (tui.md §7.2). The dialog's own timeout bounds
+// it too.
+func (p *process) serveDialog(m *protocol.Message) {
+	ctx, cancel := context.WithCancel(context.Background())
+	key := idKey(m.ID)
+	p.mu.Lock()
+	if p.served == nil {
+		p.served = map[string]context.CancelFunc{}
+	}
+	p.served[key] = cancel
+	p.mu.Unlock()
+	go func() {
+		select {
+		case <-p.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	go func() {
+		defer func() {
+			p.mu.Lock()
+			delete(p.served, key)
+			p.mu.Unlock()
+			cancel()
+		}()
+		res, err := p.sup.dialog(ctx, m.Method, m.Params)
+		_ = p.out.Reply(m.ID, res, err)
+	}()
+}
+
+// dialog runs one dialog method within parent (its cancellation and the request's timeout).
+// Errors and panics map to protocol errors as request's do (a stale context included).
+func (s *Supervisor) dialog(parent context.Context, method string, params json.RawMessage) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if se, ok := r.(*ext.StaleContextError); ok {
+				res, err = nil, &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
+				return
+			}
+			res, err = nil, protocol.Errorf(protocol.CodeInternal, "%s: %v", method, r)
+		}
+	}()
+	a, c, err := ctxCall(s, params, func(a *protocol.UIParams) int64 { return a.Ctx })
+	if err != nil {
+		var pe *protocol.Error
+		var se *ext.StaleContextError
+		switch {
+		case errors.As(err, &pe):
+		case errors.As(err, &se):
+			err = &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
+		default:
+			err = &protocol.Error{Code: protocol.CodeHandlerFailed, Message: err.Error()}
+		}
+		return nil, err
+	}
+	ctx, cancel := dialogContext(a.Timeout)
+	defer cancel()
+	stop := context.AfterFunc(parent, cancel)
+	defer stop()
+	ui := c.UI()
+	switch method {
+	case protocol.MethodUISelect:
+		if v, ok := ui.Select(ctx, a.Title, a.Options); ok {
+			return v, nil
+		}
+	case protocol.MethodUIConfirm:
+		return ui.Confirm(ctx, a.Title, a.Message), nil
+	case protocol.MethodUIInput:
+		if v, ok := ui.Input(ctx, a.Title, a.Placeholder); ok {
+			return v, nil
+		}
+	case protocol.MethodUIEditor:
+		if v, ok := ui.Editor(ctx, a.Title, a.Prefill); ok {
+			return v, nil
+		}
+	}
+	return nil, nil
+}

@@ -45,14 +45,14 @@ func (p *process) serveDialog(m *protocol.Message) {
 			p.mu.Unlock()
 			cancel()
 		}()
-		res, err := p.sup.dialog(ctx, m.Method, m.Params)
+		res, err := p.sup.dialog(ctx, p, m.Method, m.Params)
 		_ = p.out.Reply(m.ID, res, err)
 	}()
 }
 
 // dialog runs one dialog method within parent (its cancellation and the request's timeout).
 // Errors and panics map to protocol errors as request's do (a stale context included).
-func (s *Supervisor) dialog(parent context.Context, method string, params json.RawMessage) (res any, err error) {
+func (s *Supervisor) dialog(parent context.Context, p *process, method string, params json.RawMessage) (res any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			if se, ok := r.(*ext.StaleContextError); ok {
@@ -77,6 +77,8 @@ func (s *Supervisor) dialog(parent context.Context, method string, params json.R
 	}
 	ctx, cancel := dialogContext(a.Timeout)
 	defer cancel()
+	// The user's time is not the handler's (extensionHandlerTimeoutMs), as in uiCall.
+	defer p.holdDialog(a.Ctx)()
 	stop := context.AfterFunc(parent, cancel)
 	defer stop()
 	ui := c.UI()

@@ -3,7 +3,9 @@ package tui_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,5 +190,54 @@ func TestE2EResize(t *testing.T) {
 	term.Resize(120, 30)
 	term.WaitScreen("the footer on row 30 of 30", footerAt(29))
 	term.Press("ctrl+d")
+	term.WaitExit()
+}
+
+// TestE2EBusyExtensionNeverFreezesTyping: a TypeScript extension busy-loops inside tool_call
+// (synchronously, so its host stops answering). Text typed during the loop shows in the editor at
+// once; the host is declared unresponsive, the tool call is blocked (fail-closed) and the run
+// finishes with the model's next answer.
+func TestE2EBusyExtensionNeverFreezesTyping(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Running it.", ToolCalls: []fakellm.ToolCall{fakellm.Call("bash", map[string]any{"command": "echo EXEC''UTED"})}},
+		fakellm.Turn{Text: "The run finished."},
+	))
+	// The handler bound is the settings' (30 s by default); 2 s keeps the test short.
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}, "extensionHandlerTimeoutMs": 2000}`)
+	looping := filepath.Join(env.Work, "looping")
+	release := filepath.Join(env.Work, "release")
+	t.Cleanup(func() { _ = os.WriteFile(release, nil, 0o644) })
+	ext := filepath.Join(env.Work, "busy.ts")
+	env.WriteFile(t, ext, fmt.Sprintf(`import * as fs from "node:fs";
+export default function (pi: any) {
+  pi.on("tool_call", () => {
+    fs.writeFileSync(%q, "");
+    while (!fs.existsSync(%q)) {}
+    return undefined;
+  });
+}
+`, looping, release))
+	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("fake-model")
+	term.Type("run it")
+	term.Press("enter")
+	term.WaitScreen("the extension looping in tool_call", func(string) bool {
+		_, err := os.Stat(looping)
+		return err == nil
+	})
+	term.Type("typed during the loop")
+	term.WaitFor("typed during the loop")
+	term.WaitFor("The run finished.")
+	if strings.Contains(term.Screen(), "EXECUTED") {
+		t.Fatalf("the blocked tool ran:\n%s", term.Screen())
+	}
+	if err := os.WriteFile(release, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
 }

@@ -57,7 +57,8 @@ type Discovered struct {
 // DiscoverExtensions lists the extensions to load (config-and-resources.md §5). A directory is
 // scanned one level deep, entries sorted by name: *.ts and *.js files are extensions, and a
 // subdirectory contributes its package.json manifest's extensions ("atomic", legacy "pi": {
-// "extensions": [...] }), else its index.ts, else its index.js. After the discovery directories
+// "extensions": [...] }), else its index.ts, else its index.js, else its package.json "exports"
+// "." or "main" entry (node_modules is never scanned). After the discovery directories
 // come the settings.json `extensions` entries and local `packages` (settingsExtensions), from
 // the global file and, when the project is trusted, the project file.
 func DiscoverExtensions(o DiscoverOptions) Discovered {
@@ -371,7 +372,7 @@ func ScanExtensionDir(dir string) []string {
 			}
 			continue
 		}
-		if fi.IsDir() {
+		if fi.IsDir() && e.Name() != "node_modules" {
 			out = append(out, entryPoints(p)...)
 		}
 	}
@@ -410,7 +411,56 @@ func entryPoints(dir string) []string {
 			return []string{p}
 		}
 	}
+	if p := packageMain(dir); p != "" {
+		return []string{p}
+	}
 	return nil
+}
+
+// packageMain returns the entry file of dir's package.json without an extensions manifest: its
+// "exports" "." (a string, or the "import"/"default"/"require" condition) else "main", when the
+// file exists; "" otherwise. A built package (dist/index.js next to src/index.ts) thus loads once.
+func packageMain(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+	if err != nil {
+		return ""
+	}
+	var pkg struct {
+		Main    string          `json:"main"`
+		Exports json.RawMessage `json:"exports"`
+	}
+	if json.Unmarshal(b, &pkg) != nil {
+		return ""
+	}
+	var cands []string
+	var exp any
+	if json.Unmarshal(pkg.Exports, &exp) == nil {
+		if m, ok := exp.(map[string]any); ok {
+			if dot, has := m["."]; has {
+				exp = dot
+			}
+		}
+		switch e := exp.(type) {
+		case string:
+			cands = append(cands, e)
+		case map[string]any:
+			for _, k := range []string{"import", "default", "require", "node"} {
+				if s, ok := e[k].(string); ok {
+					cands = append(cands, s)
+				}
+			}
+		}
+	}
+	if pkg.Main != "" {
+		cands = append(cands, pkg.Main)
+	}
+	for _, c := range cands {
+		p := filepath.Join(dir, filepath.FromSlash(c))
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && isExtensionFile(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // ErrInvalidTrustStore is returned for a trust.json that is not an object of booleans (or nulls).

@@ -3,9 +3,11 @@
 // requests (docs/extension-protocol.md).
 
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import Module from "node:module";
 import * as path from "node:path";
+import { pathToFileURL } from "node:url";
 import { hostInfo } from "./modules";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
 
@@ -492,6 +494,31 @@ function newGeneration(gen: number): void {
 	busForwarded.clear();
 }
 
+const hostDir = path.dirname(__filename) + path.sep;
+
+/** The first line of the ES modules exthost/node.Transpile makes (its ESMMarker). */
+const ESM_MARKER = "// atomic:esm\n";
+
+/**
+ * importModule loads an extension transpiled to an ES module with import(): the code is written
+ * once, content-addressed, under the host bundle's directory (ext/<sha256>.mjs) and imported with
+ * a query naming the generation and extension, so a reload gets a fresh module instance.
+ */
+async function importModule(p: { generation: number; ext: number; path: string }, code: string): Promise<any> {
+	const dir = path.join(path.dirname(__filename), "ext");
+	const file = path.join(dir, createHash("sha256").update(code).digest("hex").slice(0, 32) + ".mjs");
+	if (!fs.existsSync(file)) {
+		fs.mkdirSync(dir, { recursive: true });
+		const tmp = `${file}.${process.pid}`;
+		fs.writeFileSync(tmp, code);
+		fs.renameSync(tmp, file);
+	}
+	const url = `${pathToFileURL(file).href}?gen=${p.generation}&ext=${p.ext}`;
+	// The bootstrap (node -e) provides import(): code compiled by vm.Script cannot import.
+	const imp: ((u: string) => Promise<any>) | undefined = (globalThis as any).__atomicImport;
+	return imp ? imp(url) : import(url);
+}
+
 function compileModule(file: string, code: string): any {
 	const M = Module as any;
 	const m = new M(file, null);
@@ -511,7 +538,9 @@ function where(err: unknown, file: string): string {
 	const dir = path.dirname(file) + path.sep;
 	for (const line of stack.split("\n").slice(1)) {
 		const i = line.indexOf(dir);
-		if (i < 0 || line.includes(`${path.sep}node_modules${path.sep}`)) continue;
+		// Frames of node_modules and of the host itself (its cache directory may lie under the
+		// extension's) are not where the extension threw.
+		if (i < 0 || line.includes(`${path.sep}node_modules${path.sep}`) || line.includes(hostDir)) continue;
 		const m = /^(.*?:\d+:\d+)/.exec(line.slice(i));
 		if (m) return m[1];
 	}
@@ -546,10 +575,14 @@ export async function load(p: { generation: number; ext: number; path: string; c
 	instances.set(p.ext, inst);
 	try {
 		const code = p.code ?? fs.readFileSync(p.path, "utf8");
-		const exports = compileModule(p.path, code);
-		const factory = typeof exports === "function" ? exports : exports?.default;
+		const exports = code.startsWith(ESM_MARKER) ? await importModule(p, code) : compileModule(p.path, code);
+		let factory = typeof exports === "function" ? exports : exports?.default;
+		// A CommonJS entry bundled as ESM: its module.exports is the default, with its own default.
+		if (typeof factory !== "function" && typeof factory?.default === "function") factory = factory.default;
 		if (typeof factory !== "function") {
-			throw new Error("the module has no default export function (export default function (pi: ExtensionAPI) { … })");
+			const names = Object.keys(exports ?? {}).filter((n) => n !== "default" && n !== "__esModule");
+			const found = names.length ? `; it exports ${names.map((n) => JSON.stringify(n)).join(", ")}` : "";
+			throw new Error(`the module has no default export function (export default function (pi: ExtensionAPI) { … })${found}`);
 		}
 		await factory(makeAPI(inst));
 	} catch (err) {

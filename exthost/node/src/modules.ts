@@ -1,14 +1,16 @@
 // The import names extensions use, served from this bundle (seed 004, "Available Imports"):
-// `@bastani/atomic` and `@mariozechner/pi-coding-agent` (the runtime helpers; the API types are
-// erased by the TypeScript transpiler), `typebox` and `@sinclair/typebox` (the real packages),
-// `@earendil-works/pi-ai` / `@mariozechner/pi-ai` (Type and StringEnum only) and
-// `@earendil-works/pi-tui` / `@mariozechner/pi-tui` (the real @mariozechner/pi-tui 0.73.1, which
+// `@bastani/atomic`, `@mariozechner/pi-coding-agent` and `@earendil-works/pi-coding-agent` (the
+// runtime helpers; the API types are erased by the TypeScript transpiler), `typebox` and
+// `@sinclair/typebox` (the real packages), `@earendil-works/pi-ai`, `@bastani/pi-ai` and
+// `@mariozechner/pi-ai` with their `/compat` paths (Type and StringEnum only) and
+// `@earendil-works/pi-tui` / `@mariozechner/pi-tui` / `@bastani/pi-tui` (the real @mariozechner/pi-tui 0.73.1, which
 // loads under Node 20; @earendil-works/pi-tui itself needs Node 22). Everything else resolves
 // the normal Node way, from the extension's own directory.
 
 import { spawn } from "node:child_process";
 import Module from "node:module";
 import * as extras from "./extras";
+import * as pihelpers from "./pihelpers";
 import * as tools from "./tools";
 import * as truncate from "./truncate";
 
@@ -126,6 +128,12 @@ function codingAgent(configDirName: () => string, appName: () => string, typebox
 		createFindTool: tools.createFindTool,
 		createGrepTool: tools.createGrepTool,
 		createStructuredOutputTool: tools.createStructuredOutputTool,
+		parseFrontmatter: pihelpers.parseFrontmatter,
+		stripFrontmatter: pihelpers.stripFrontmatter,
+		getMarkdownTheme: pihelpers.getMarkdownTheme,
+		getSelectListTheme: pihelpers.getSelectListTheme,
+		getSettingsListTheme: pihelpers.getSettingsListTheme,
+		DynamicBorder: pihelpers.DynamicBorder,
 	}));
 }
 
@@ -163,9 +171,17 @@ const piModule = codingAgent(
 	() => "pi",
 	typeboxOld,
 );
+const piCurrent = codingAgent(
+	() => ".pi",
+	() => "pi",
+	typeboxNew,
+);
 const tui = once(() => require("@mariozechner/pi-tui"));
 
-/** The virtual modules by import name. */
+const aiNew = piAi(typeboxNew);
+const aiOld = piAi(typeboxOld);
+
+/** The virtual modules by import name (exthost/node/transpile.go VirtualModules lists the same). */
 export const virtualModules: Record<string, Loader> = {
 	"@bastani/atomic": atomicModule,
 	"@mariozechner/pi-coding-agent": piModule,
@@ -175,10 +191,16 @@ export const virtualModules: Record<string, Loader> = {
 	"@sinclair/typebox": typeboxOld,
 	"@sinclair/typebox/value": once(() => require("@sinclair/typebox/value")),
 	"@sinclair/typebox/compiler": once(() => require("@sinclair/typebox/compiler")),
-	"@earendil-works/pi-ai": piAi(typeboxNew),
-	"@mariozechner/pi-ai": piAi(typeboxOld),
+	"@earendil-works/pi-coding-agent": piCurrent,
+	"@earendil-works/pi-ai": aiNew,
+	"@earendil-works/pi-ai/compat": aiNew,
+	"@bastani/pi-ai": aiNew,
+	"@bastani/pi-ai/compat": aiNew,
+	"@mariozechner/pi-ai": aiOld,
+	"@mariozechner/pi-ai/compat": aiOld,
 	"@earendil-works/pi-tui": tui,
 	"@mariozechner/pi-tui": tui,
+	"@bastani/pi-tui": tui,
 };
 
 /** installModuleHook makes require() of a virtual name return the bundled module. */

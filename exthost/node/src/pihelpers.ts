@@ -1,0 +1,115 @@
+// pi helpers packages import from the agent package that need no terminal: parseFrontmatter and
+// stripFrontmatter (a YAML front-matter block of a Markdown file), and the themes and border
+// component a UI extension builds its components from (getMarkdownTheme, getSelectListTheme,
+// getSettingsListTheme, DynamicBorder). The themes style nothing: atomic's host has no colours
+// of its own, so every style function returns its text unchanged.
+
+/** The value of one YAML scalar: quoted strings, booleans, null, numbers, inline [a, b] lists. */
+function scalar(raw: string): unknown {
+	const v = raw.trim();
+	if (v === "") return "";
+	if ((v.startsWith('"') && v.endsWith('"')) || (v.startsWith("'") && v.endsWith("'"))) {
+		if (v.startsWith('"')) {
+			try {
+				return JSON.parse(v);
+			} catch {
+				return v.slice(1, -1);
+			}
+		}
+		return v.slice(1, -1).replace(/''/g, "'");
+	}
+	if (v.startsWith("[") && v.endsWith("]")) {
+		const inner = v.slice(1, -1).trim();
+		return inner === "" ? [] : inner.split(",").map((x) => scalar(x));
+	}
+	if (v === "true" || v === "True") return true;
+	if (v === "false" || v === "False") return false;
+	if (v === "null" || v === "~") return null;
+	if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+	return v;
+}
+
+/**
+ * parseYAMLBlock parses the front-matter subset Markdown resources use: `key: value` lines,
+ * block lists (`key:` then `- item` lines), block scalars (`key: |` / `key: >`) and comments.
+ */
+function parseYAMLBlock(text: string): Record<string, unknown> {
+	const out: Record<string, unknown> = {};
+	const lines = text.split(/\r?\n/);
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i];
+		if (/^\s*(#|$)/.test(line) || /^\s/.test(line)) continue;
+		const m = /^([^:#]+?)\s*:(?:\s+(.*))?$/.exec(line);
+		if (!m) continue;
+		const key = m[1].trim();
+		const rest = (m[2] ?? "").replace(/\s+#.*$/, "");
+		if (rest === "|" || rest === ">" || rest === "|-" || rest === ">-") {
+			const body: string[] = [];
+			while (i + 1 < lines.length && (/^\s/.test(lines[i + 1]) || lines[i + 1] === "")) body.push(lines[++i].trim());
+			while (body.length && body[body.length - 1] === "") body.pop();
+			out[key] = rest.startsWith("|") ? body.join("\n") : body.join(" ");
+			continue;
+		}
+		if (rest === "") {
+			const items: unknown[] = [];
+			while (i + 1 < lines.length && /^\s*-\s/.test(lines[i + 1])) items.push(scalar(lines[++i].replace(/^\s*-\s/, "")));
+			out[key] = items.length ? items : null;
+			continue;
+		}
+		out[key] = scalar(rest);
+	}
+	return out;
+}
+
+/** parseFrontmatter splits `---`-delimited YAML front matter from a Markdown body (pi's shape). */
+export function parseFrontmatter<T extends Record<string, unknown> = Record<string, unknown>>(content: string): { frontmatter: T; body: string } {
+	const text = String(content ?? "").replace(/^\uFEFF/, "");
+	const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+	if (!m) return { frontmatter: {} as T, body: text };
+	return { frontmatter: parseYAMLBlock(m[1]) as T, body: text.slice(m[0].length) };
+}
+
+/** stripFrontmatter returns the body of a Markdown file without its front matter. */
+export function stripFrontmatter(content: string): string {
+	return parseFrontmatter(content).body;
+}
+
+const plain = (s: string) => s;
+
+/** getMarkdownTheme returns a pi-tui MarkdownTheme whose styles leave the text unchanged. */
+export function getMarkdownTheme() {
+	return {
+		heading: plain, link: plain, linkUrl: plain, code: plain, codeBlock: plain, codeBlockBorder: plain,
+		quote: plain, quoteBorder: plain, hr: plain, listBullet: plain, bold: plain, italic: plain,
+		strikethrough: plain, underline: plain,
+		highlightCode: (code: string) => String(code ?? "").split("\n"),
+	};
+}
+
+/** getSelectListTheme returns a pi-tui SelectListTheme whose styles leave the text unchanged. */
+export function getSelectListTheme() {
+	return { selectedPrefix: plain, selectedText: plain, description: plain, scrollInfo: plain, noMatch: plain };
+}
+
+/** getSettingsListTheme returns a pi-tui SettingsListTheme whose styles leave the text unchanged. */
+export function getSettingsListTheme() {
+	return {
+		label: (s: string, _selected?: boolean) => s,
+		value: (s: string, _selected?: boolean) => s,
+		description: plain,
+		cursor: "→ ",
+		hint: plain,
+	};
+}
+
+/** DynamicBorder is pi's full-width horizontal rule component, styled by an optional colour function. */
+export class DynamicBorder {
+	private color: (s: string) => string;
+	constructor(color: (s: string) => string = plain) {
+		this.color = color;
+	}
+	invalidate(): void {}
+	render(width: number): string[] {
+		return [this.color("─".repeat(Math.max(1, Math.floor(width) || 1)))];
+	}
+}

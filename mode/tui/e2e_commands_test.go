@@ -414,3 +414,67 @@ func TestE2EAbortSignalClosesDialog(t *testing.T) {
 	term.WaitGone("Abortable question?")
 	quit(t, term)
 }
+
+// TestE2ESessionCommands walks /name, /session, /export (HTML and .jsonl), /clone, /new,
+// /hotkeys and /scoped-models with Ctrl+P cycling in one run.
+func TestE2ESessionCommands(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "First reply."}, fakellm.Turn{Text: "Reply in the new session."}))
+	twoModels(t, env)
+	term := env.StartSized(t, 100, 40, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("hello")
+	term.Press("enter")
+	term.WaitFor("First reply.")
+
+	term.Type("/name release notes")
+	term.Press("enter")
+	term.WaitFor("Session name set: release notes")
+	term.Type("/session")
+	term.Press("enter")
+	term.WaitFor("Session Info", "Name: release notes", "User: 1", "Assistant: 1")
+
+	term.Type("/export out.html")
+	term.Press("enter")
+	term.WaitFor("Session exported to:")
+	term.Type("/export copy.jsonl")
+	term.Press("enter")
+	term.WaitFor("copy.jsonl")
+	for _, f := range []string{"out.html", "copy.jsonl"} {
+		if st, err := os.Stat(filepath.Join(env.Work, f)); err != nil || st.Size() == 0 {
+			t.Fatalf("export %s: %v", f, err)
+		}
+	}
+
+	term.Type("/clone")
+	term.Press("enter")
+	term.WaitFor("Cloned to new session")
+	term.Type("/hotkeys")
+	term.Press("enter")
+	term.WaitFor("Editing", "Other", "Cycle models forward")
+
+	term.Type("/scoped-models")
+	term.Press("enter")
+	term.WaitFor("Scoped models", "all enabled")
+	term.Press("enter", "down", "enter")
+	term.WaitFor("2/2 enabled")
+	term.Press("esc")
+	term.WaitGone("Scoped models")
+	term.Press("ctrl+p")
+	term.WaitFor("Switched to fake-large")
+
+	term.Type("/new")
+	term.Press("enter")
+	term.WaitFor("New session started")
+	term.WaitGone("First reply.")
+	term.Type("fresh start")
+	term.Press("enter")
+	term.WaitFor("Reply in the new session.")
+	if body := string(env.Fake.Requests()[1].Body); strings.Contains(body, "First reply.") {
+		t.Fatalf("the new session's request carries the old conversation:\n%s", body)
+	}
+	quit(t, term)
+	if files := env.Sessions(t); len(files) != 3 {
+		t.Fatalf("session files %v, want the original, the clone and the new one", files)
+	}
+}

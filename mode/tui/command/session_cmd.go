@@ -168,7 +168,6 @@ func runName(h Host, args string) tea.Cmd {
 		return nil
 	}
 	h.Notify("info", "Session name set: "+args)
-	h.Reload()
 	return nil
 }
 

@@ -12,8 +12,6 @@ import (
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/host"
-	"github.com/atomic-cli/atomic/llm"
-	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/resource"
 )
 
@@ -112,7 +110,9 @@ func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.Extensi
 		return nil
 	}
 	mode, ui := o.modeName(), o.trustUI()
-	r := ext.NewRunner(func(ctx context.Context) ext.Context { return &trustContext{ctx: ctx, cwd: cwd, mode: mode, ui: ui} })
+	r := ext.NewRunner(func(ctx context.Context) ext.Context {
+		return &trustContext{NoSession: ext.NoSession{Ctx: ctx}, cwd: cwd, mode: mode, ui: ui}
+	})
 	r.OnError(func(e *ext.Error) {
 		if e.Event == "load" {
 			return
@@ -141,10 +141,10 @@ func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.Extensi
 }
 
 // trustContext is the reduced context of project_trust handlers (events.md §1.3): cwd, mode,
-// hasUI and ui; there is no session yet. In interactive mode ui runs its dialogs inline in the
-// terminal (trust_interactive.go); elsewhere it is NoUI.
+// hasUI and ui; there is no session yet (ext.NoSession answers the rest). In interactive mode ui
+// runs its dialogs inline in the terminal (trust_interactive.go); elsewhere it is NoUI.
 type trustContext struct {
-	ctx  context.Context
+	ext.NoSession
 	cwd  string
 	mode string
 	ui   ext.UI // nil: no UI
@@ -159,22 +159,10 @@ func (c *trustContext) UI() ext.UI {
 }
 
 // HasUI implements ext.Context.
-func (c *trustContext) HasUI() bool                        { return c.ui != nil }
-func (c *trustContext) Mode() string                       { return c.mode }
-func (c *trustContext) Cwd() string                        { return c.cwd }
-func (c *trustContext) IsProjectTrusted() bool             { return false }
-func (c *trustContext) SessionManager() ext.SessionView    { return nil }
-func (c *trustContext) ModelRegistry() *model.Registry     { return nil }
-func (c *trustContext) Model() *llm.Model                  { return nil }
-func (c *trustContext) Signal() context.Context            { return nil }
-func (c *trustContext) IsIdle() bool                       { return true }
-func (c *trustContext) Abort()                             {}
-func (c *trustContext) HasPendingMessages() bool           { return false }
-func (c *trustContext) Shutdown()                          {}
-func (c *trustContext) GetContextUsage() *ext.ContextUsage { return nil }
-func (c *trustContext) Compact(ext.CompactOptions) error   { return ext.ErrNoSession }
-func (c *trustContext) GetSystemPrompt() string            { return "" }
-func (c *trustContext) Err() error                         { return nil }
-func (c *trustContext) ObserveWorkflowActivity(ext.WorkflowActivityObserver) (*ext.WorkflowActivitySubscription, error) {
-	return nil, ext.ErrNoSession
-}
+func (c *trustContext) HasUI() bool { return c.ui != nil }
+
+// Mode implements ext.Context.
+func (c *trustContext) Mode() string { return c.mode }
+
+// Cwd implements ext.Context.
+func (c *trustContext) Cwd() string { return c.cwd }

@@ -201,12 +201,13 @@ func (a *api) host() (Host, error) {
 	return h, nil
 }
 
-// liveHost is host for methods that return no error: a stale API panics with the
-// *StaleContextError (the runner reports it as the handler's error, events.md §1.3).
+// liveHost is host for getters that return no error: nil when the API is stale or has no
+// session, so a stale getter returns its zero value instead of crashing an extension's own
+// goroutine (its methods that return an error fail with the *StaleContextError).
 func (a *api) liveHost() Host {
 	h, err := a.host()
-	if se, ok := err.(*StaleContextError); ok {
-		panic(se)
+	if err != nil {
+		return nil
 	}
 	return h
 }

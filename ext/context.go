@@ -16,8 +16,8 @@ var ErrNoSession = errors.New("ext: no session is bound to this context")
 // ErrNotAvailable is returned by operations whose subsystem does not exist yet.
 var ErrNotAvailable = errors.New("not available yet")
 
-// StaleContextError is the error (and panic value, from getters that return no error) of a
-// context used after its session was replaced or reloaded (events.md §1.3).
+// StaleContextError is the error of a context (or API) used after its session was replaced or
+// reloaded (events.md §1.3): Context.Err and every operation that returns an error report it.
 type StaleContextError struct {
 	Op string
 }
@@ -70,9 +70,10 @@ type CompactOptions struct {
 }
 
 // Context is ExtensionContext (seed 004, "ExtensionContext"): what every handler and tool sees.
-// Getters are live. After the session is replaced or reloaded, operations return a
-// *StaleContextError, and getters that return no error panic with one (the runner reports it
-// like any handler failure).
+// Getters are live. After the session is replaced or reloaded, Err and the operations that return
+// an error report a *StaleContextError; nothing panics (an extension's own goroutine may hold an
+// old Context): actions without an error do nothing, getters answer about the replaced session,
+// UI is NoUI and Signal is done.
 type Context interface {
 	// UI is the mode's UI; in print and JSON mode the non-interactive defaults.
 	UI() UI
@@ -85,7 +86,9 @@ type Context interface {
 	SessionManager() SessionView
 	ModelRegistry() *model.Registry
 	Model() *llm.Model
-	// Signal is the active run's context, nil when idle.
+	// Signal is the active run's context (cancelled on abort) while the agent runs; otherwise a
+	// context that ends when the session does (cancelled at once for a replaced session). Never
+	// nil.
 	Signal() context.Context
 	IsIdle() bool
 	Abort()
@@ -106,30 +109,68 @@ type Context interface {
 	ObserveWorkflowActivity(observer WorkflowActivityObserver) (*WorkflowActivitySubscription, error)
 }
 
+// RunScoped is implemented by contexts whose Signal is an agent run's only while one is active
+// (a session's): InRun reports whether it is.
+type RunScoped interface{ InRun() bool }
+
+// HasRunSignal reports whether c.Signal() is the signal of work that can be aborted: an active
+// run for a RunScoped context, otherwise a Signal that can be cancelled at all. Child hosts give
+// a handler an AbortSignal only then (pi's ctx.signal is undefined while idle).
+func HasRunSignal(c Context) bool {
+	if r, ok := c.(RunScoped); ok {
+		return r.InRun()
+	}
+	return c.Signal().Done() != nil
+}
+
+// NoSession is a Context with no session behind it, for handlers that run before one exists
+// (project_trust, session_directory) or outside any: no UI, no model, idle, and the operations
+// that need a session fail with ErrNoSession. Embed it and override what the caller does have:
+//
+//	type trustCtx struct{ ext.NoSession; cwd string }
+//	func (c *trustCtx) Cwd() string { return c.cwd }
+//
+// Ctx is what Signal returns (context.Background when nil).
+type NoSession struct {
+	Ctx context.Context
+}
+
+func (NoSession) UI() UI                         { return NoUI{} }
+func (NoSession) HasUI() bool                    { return false }
+func (NoSession) Mode() string                   { return "" }
+func (NoSession) Cwd() string                    { return "" }
+func (NoSession) IsProjectTrusted() bool         { return false }
+func (NoSession) SessionManager() SessionView    { return nil }
+func (NoSession) ModelRegistry() *model.Registry { return nil }
+func (NoSession) Model() *llm.Model              { return nil }
+func (NoSession) IsIdle() bool                   { return true }
+func (NoSession) Abort()                         {}
+func (NoSession) HasPendingMessages() bool       { return false }
+func (NoSession) Shutdown()                      {}
+func (NoSession) GetContextUsage() *ContextUsage { return nil }
+func (NoSession) Compact(CompactOptions) error   { return ErrNoSession }
+func (NoSession) GetSystemPrompt() string        { return "" }
+func (NoSession) Err() error                     { return nil }
+
+// Signal returns Ctx, or context.Background when it is nil; never nil.
+func (n NoSession) Signal() context.Context {
+	if n.Ctx == nil {
+		return context.Background()
+	}
+	return n.Ctx
+}
+
+// ObserveWorkflowActivity fails with ErrNoSession: there is no runner to observe.
+func (NoSession) ObserveWorkflowActivity(WorkflowActivityObserver) (*WorkflowActivitySubscription, error) {
+	return nil, ErrNoSession
+}
+
 // detachedContext is the Context of a runner with no session bound; r (may be nil) serves the
 // runner-level operations (workflow observation).
 type detachedContext struct {
-	ctx context.Context
-	r   *Runner
+	NoSession
+	r *Runner
 }
-
-func (detachedContext) UI() UI                         { return NoUI{} }
-func (detachedContext) HasUI() bool                    { return false }
-func (detachedContext) Mode() string                   { return "" }
-func (detachedContext) Cwd() string                    { return "" }
-func (detachedContext) IsProjectTrusted() bool         { return false }
-func (detachedContext) SessionManager() SessionView    { return nil }
-func (detachedContext) ModelRegistry() *model.Registry { return nil }
-func (detachedContext) Model() *llm.Model              { return nil }
-func (d detachedContext) Signal() context.Context      { return d.ctx }
-func (detachedContext) IsIdle() bool                   { return true }
-func (detachedContext) Abort()                         {}
-func (detachedContext) HasPendingMessages() bool       { return false }
-func (detachedContext) Shutdown()                      {}
-func (detachedContext) GetContextUsage() *ContextUsage { return nil }
-func (detachedContext) Compact(CompactOptions) error   { return ErrNoSession }
-func (detachedContext) GetSystemPrompt() string        { return "" }
-func (detachedContext) Err() error                     { return nil }
 
 // UI is the surface of ctx.ui that every mode implements (the roadmap's one ext.UI interface):
 // print and JSON mode use NoUI, RPC forwards to the client, the TUI draws.

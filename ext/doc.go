@@ -18,6 +18,7 @@
 // lists are copy-on-write behind an atomic pointer, so a dispatch never holds a lock while a
 // handler runs. Handlers of one dispatch run one after another on the emitting goroutine
 // (session_shutdown's run concurrently, with a 2 s cap). A Context used after its session was
-// replaced panics with a *StaleContextError: inside a handler the runner reports it, but an
-// extension's own goroutine must check Context.Err first.
+// replaced never panics: Err and the methods that return an error report a *StaleContextError,
+// actions do nothing, getters answer about the replaced session, and Signal is done — so an
+// extension's own goroutine holding an old Context cannot crash the process.
 package ext

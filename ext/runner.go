@@ -669,5 +669,5 @@ func (r *Runner) context(ctx context.Context) Context {
 	if newCtx != nil {
 		return newCtx(ctx)
 	}
-	return detachedContext{ctx: ctx, r: r}
+	return detachedContext{NoSession: NoSession{Ctx: ctx}, r: r}
 }

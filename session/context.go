@@ -10,8 +10,11 @@ import (
 )
 
 // extContext is the ExtensionContext of one dispatch or tool call. Every method checks that the
-// session is still live: after replacement or reload it fails with a *ext.StaleContextError
-// (getters panic with it; the runner reports it as the handler's error).
+// session is still live: after replacement or reload the methods that return an error fail with
+// a *ext.StaleContextError, and the others do nothing and return their zero value (Err reports
+// the staleness), so a stale context used from an extension's own goroutine never crashes the
+// process. Getters keep answering about the replaced session (its cwd, model, store); actions
+// (abort, shutdown, compact) do nothing or fail; ui shows nothing.
 type extContext struct {
 	s   *Session
 	ctx context.Context
@@ -24,93 +27,93 @@ func (c *extContext) SetSystemPrompt(p string) { c.prompt = &p }
 
 func (s *Session) newContext(ctx context.Context) ext.Context { return &extContext{s: s, ctx: ctx} }
 
-func (c *extContext) check(op string) {
-	if err := c.s.live(op); err != nil {
-		panic(err)
-	}
-}
+// stale reports whether the session was replaced (the method then returns its zero value).
+func (c *extContext) stale() bool { return c.s.disposed.Load() }
 
 func (c *extContext) Err() error { return c.s.live("ctx") }
 
 func (c *extContext) UI() ext.UI {
-	c.check("ctx.ui")
+	if c.stale() {
+		return ext.NoUI{} // a replaced session shows no dialogs: they resolve to their defaults
+	}
 	return c.s.ui
 }
 
 func (c *extContext) HasUI() bool {
-	c.check("ctx.hasUI")
 	_, none := c.s.opts.UI.(ext.NoUI)
 	return !none
 }
 
 func (c *extContext) Mode() string {
-	c.check("ctx.mode")
 	return c.s.opts.Mode
 }
 
 func (c *extContext) Cwd() string {
-	c.check("ctx.cwd")
 	return c.s.opts.Cwd
 }
 
 // IsProjectTrusted reports the run's project trust decision (Options.ProjectUntrusted;
 // config-and-resources.md §6).
 func (c *extContext) IsProjectTrusted() bool {
-	c.check("ctx.isProjectTrusted")
 	return !c.s.opts.ProjectUntrusted
 }
 
 func (c *extContext) SessionManager() ext.SessionView {
-	c.check("ctx.sessionManager")
 	return c.s.store
 }
 
 func (c *extContext) ModelRegistry() *model.Registry {
-	c.check("ctx.modelRegistry")
 	return c.s.reg
 }
 
 func (c *extContext) Model() *llm.Model {
-	c.check("ctx.model")
 	return c.s.Model()
 }
 
 func (c *extContext) Signal() context.Context {
-	c.check("ctx.signal")
-	if !c.s.agent.IsRunning() {
-		return nil
+	if c.stale() {
+		return c.s.life // cancelled: the session is over
+	}
+	if !c.s.agent.IsRunning() || c.ctx == nil {
+		return c.s.life // idle: ends when the session shuts down
 	}
 	return c.ctx
+}
+
+// InRun implements ext.RunScoped: Signal is the active run's context.
+func (c *extContext) InRun() bool {
+	return !c.stale() && c.ctx != nil && c.s.agent.IsRunning()
 }
 
 // IsIdle is false while the agent runs and while a compaction runs (a prompt sent then waits for
 // it, see waitCompaction).
 func (c *extContext) IsIdle() bool {
-	c.check("ctx.isIdle")
 	return !c.s.agent.IsRunning() && !c.s.IsCompacting()
 }
 
 func (c *extContext) Abort() {
-	c.check("ctx.abort")
+	if c.stale() {
+		return
+	}
 	c.s.Abort() // also cancels a pending retry backoff (retry.go)
 }
 
 func (c *extContext) HasPendingMessages() bool {
-	c.check("ctx.hasPendingMessages")
 	return c.s.agent.HasQueuedMessages()
 }
 
 // Shutdown is a no-op in print and JSON mode (rpc-and-json.md §8); the interactive and RPC modes
 // will honour it when idle.
 func (c *extContext) Shutdown() {
-	c.check("ctx.shutdown")
+	if c.stale() {
+		return
+	}
 	if c.s.rt != nil {
 		c.s.rt.requestShutdown()
 	}
 }
 
 func (c *extContext) GetContextUsage() *ext.ContextUsage {
-	c.check("ctx.getContextUsage")
 	m := c.s.Model()
 	if m == nil {
 		return nil
@@ -138,13 +141,14 @@ func (c *extContext) GetContextUsage() *ext.ContextUsage {
 }
 
 func (c *extContext) Compact(o ext.CompactOptions) error {
-	c.check("ctx.compact")
+	if c.stale() {
+		return &ext.StaleContextError{Op: "ctx.compact"}
+	}
 	c.s.compactAsync(o) // compaction_trigger.go
 	return nil
 }
 
 func (c *extContext) GetSystemPrompt() string {
-	c.check("ctx.getSystemPrompt")
 	if c.prompt != nil {
 		return *c.prompt
 	}

@@ -342,9 +342,11 @@ func (s *Session) Shutdown(ctx context.Context, reason, targetSessionFile string
 		return
 	}
 	s.agent.Abort()
-	s.endLife() // work extensions started (triggered turns, ctx.compact) ends with the session
 	emit[ext.None](s, ctx, ext.SessionShutdown{Reason: reason, TargetSessionFile: targetSessionFile})
 	s.runner.Drain()
+	// Work extensions started (triggered turns, ctx.compact) ends with the session; after the
+	// session_shutdown handlers, whose ctx.signal it is while idle.
+	s.endLife()
 	s.runner.Dispose() // workflow observers and publishers, extension providers (before SetHost(nil))
 	s.disposed.Store(true)
 	s.runner.MarkStale()

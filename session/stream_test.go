@@ -205,7 +205,9 @@ func TestStreamCoalescesDeltasOnlyWhenAsked(t *testing.T) {
 	slow, full := &streamRecord{}, &streamRecord{}
 	coalescing := rt.Subscribe(slow.add, SubscribeOptions{Coalesce: true})
 	defer coalescing.Close()
-	coalescing.Do(func() { <-release }) // behind from the first event on
+	behind := make(chan struct{})
+	coalescing.Do(func() { close(behind); <-release }) // behind from the first event on
+	<-behind
 	lossless := rt.Subscribe(full.add, SubscribeOptions{Snapshots: true})
 	defer lossless.Close()
 	if err := rt.Prompt(context.Background(), "hi", nil); err != nil {

@@ -336,10 +336,7 @@ func (s *Supervisor) dispatch(p *process, g *generation, i, h int, spec *ext.Spe
 		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
 	}
 	goctx := c.Signal()
-	signal := goctx != nil
-	if goctx == nil {
-		goctx = context.Background()
-	}
+	signal := ext.HasRunSignal(c)
 	id := g.enter(c)
 	defer g.leave(id)
 	raw, err := p.callWithin(goctx, s.opts.HandlerTimeout, id, protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, signal), what, nil)

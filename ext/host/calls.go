@@ -128,6 +128,10 @@ func ctxCall[T any](s *Supervisor, params json.RawMessage, id func(*T) int64) (*
 		return nil, nil, err
 	}
 	c, _, err := s.context(id(a))
+	if err == nil && c != nil {
+		// A stale ctx throws in the extension (seed 004), as a Go one reports Err.
+		err = c.Err()
+	}
 	return a, c, err
 }
 

@@ -42,7 +42,7 @@ func (s *Supervisor) enqueue(p *process, g *generation, i, h int, spec *ext.Spec
 	id := g.enter(c)
 	g.leave(id)
 	p.queued.Add(1)
-	if err := p.out.Notify(protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, c.Signal() != nil)); err != nil && p.alive() {
+	if err := p.out.Notify(protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, ext.HasRunSignal(c))); err != nil && p.alive() {
 		return nil, fmt.Errorf("extension host: sending %s: %w", spec.Name, err)
 	}
 	return nil, g.takeErrors(i, spec.Name)
@@ -104,9 +104,6 @@ func (s *Supervisor) ensureBarriers(g *generation, i int, api ext.API) {
 		}
 		_, _ = api.OnName(spec.Name, func(c ext.Context, _ any) (any, error) {
 			ctx := c.Signal()
-			if ctx == nil {
-				ctx = context.Background()
-			}
 			if spec.Errors == ext.FailClosed {
 				limit := ext.GuardTimeout / 2
 				if s.opts.HandlerTimeout > 0 {

@@ -582,15 +582,13 @@ export default function (pi) {
 	}
 }
 
-// dialogCtx is a handler context whose UI is slowUI; nothing else of it is used.
+// dialogCtx is a handler context without a session whose UI is slowUI.
 type dialogCtx struct {
-	ext.Context
-	ctx context.Context
-	ui  ext.UI
+	ext.NoSession
+	ui ext.UI
 }
 
-func (c *dialogCtx) UI() ext.UI              { return c.ui }
-func (c *dialogCtx) Signal() context.Context { return c.ctx }
+func (c *dialogCtx) UI() ext.UI { return c.ui }
 
 // slowUI is a user who takes wait to answer every confirmation, and says no.
 type slowUI struct {
@@ -623,7 +621,7 @@ export default function (pi) {
 	sup := New([]string{p}, host.Options{HandlerTimeout: limit, Stderr: &log}, Options{CacheDir: t.TempDir()})
 	defer sup.Close()
 	r := ext.NewRunner(func(ctx context.Context) ext.Context {
-		return &dialogCtx{ctx: ctx, ui: slowUI{wait: 3 * limit}}
+		return &dialogCtx{NoSession: ext.NoSession{Ctx: ctx}, ui: slowUI{wait: 3 * limit}}
 	})
 	if errs := r.Load(nil, []string{p}, sup.Factories()); len(errs) > 0 {
 		t.Fatalf("load: %v\n%s", errs, log.String())

@@ -245,3 +245,44 @@ func BenchmarkPrintStream2000(b *testing.B) {
 	}
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
 }
+
+// BenchmarkTUISpinnerBytes is what the terminal receives while only the working indicator
+// animates (a tool blocks): bytes per second and per spinner frame (issue 11: the spinner
+// repaints only its own cell).
+func BenchmarkTUISpinnerBytes(b *testing.B) {
+	bin := tuitest.Build(b)
+	env := tuitest.NewEnv(b, &fakellm.Script{Turns: []fakellm.Turn{
+		{Text: "Waiting.", ToolCalls: []fakellm.ToolCall{fakellm.Call("bash", map[string]any{"command": "while [ ! -f go ]; do sleep 0.05; done"})}},
+		{Text: "Released."},
+	}})
+	term := env.Start(b, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("fake-model")
+	term.Type("start")
+	term.Press("enter")
+	term.WaitFor("Waiting.", "Working...")
+	time.Sleep(300 * time.Millisecond) // let the tool row settle: only the spinner changes now
+	term.Record()
+	b.ResetTimer()
+	time.Sleep(2 * time.Second)
+	b.StopTimer()
+	out := term.Recorded()
+	// One spinner frame is one write of the glyph; count the glyphs written.
+	frames := 0
+	for _, g := range []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"} {
+		frames += strings.Count(string(out), g)
+	}
+	if os.Getenv("ATOMIC_BENCH_DUMP") != "" {
+		b.Logf("%q", out[:min(len(out), 400)])
+	}
+	b.ReportMetric(float64(len(out))/2, "bytes/s")
+	if frames > 0 {
+		b.ReportMetric(float64(len(out))/float64(frames), "bytes/frame")
+	}
+	b.ReportMetric(float64(frames)/2, "frames/s")
+	if err := os.WriteFile(filepath.Join(env.Work, "go"), nil, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	term.WaitFor("Released.")
+	term.Press("ctrl+d")
+	term.WaitExit()
+}

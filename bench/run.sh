@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Runs atomic's benchmarks: the end-to-end ones of this package (start-up, a whole -p run, JSON
-# streaming) and the micro-benchmarks beside the code (event JSON, session load, providers,
+# streaming, the interactive mode) and the micro-benchmarks beside the code (event JSON, session load, providers,
 # tools). Usage: bench/run.sh [-benchtime 50x]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bt=${1:--benchtime=50x}
-go test ./bench -run '^$' -bench . "$bt"
+go test ./bench -run '^$' -bench 'Version|PrintRunOneBash|JSONModeDeltas' "$bt"
+# The interactive mode in a pseudo-terminal: first frame, 2,000-delta stream CPU (empty and with
+# a 10,000-message session, and the print-mode baseline), idle bytes and CPU over 5 s, the
+# spinner's bytes per frame, and a 10,000-message resume's RSS. A few runs each: they take seconds.
+go test ./bench -run '^$' -bench 'TUI|PrintStream2000' -benchtime 3x -timeout 900s
 go test ./store -run '^$' -bench 'Load100k|Append' -benchmem
 go test ./llm/... -run '^$' -bench . -benchmem

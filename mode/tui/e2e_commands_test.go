@@ -98,6 +98,12 @@ func TestE2ETreeContinueFromEarlierEntry(t *testing.T) {
 	term.Type("/tree")
 	term.Press("enter")
 	term.WaitFor("Session tree", "← active", "Type to search:")
+	// shift+l labels the selected entry (the leaf); the label shows at once and is saved.
+	term.Type("L")
+	term.WaitFor("Label for this entry")
+	term.Type("checkpoint")
+	term.Press("enter")
+	term.WaitFor("[checkpoint] assistant: Second answer.")
 	term.Type("second q")
 	term.WaitFor("Type to search: second q")
 	term.WaitGone("assistant: First answer.")
@@ -120,6 +126,13 @@ func TestE2ETreeContinueFromEarlierEntry(t *testing.T) {
 		t.Fatalf("the continued request does not start from the first answer:\n%s", body)
 	}
 	quit(t, term)
+	files := env.Sessions(t)
+	if len(files) != 1 {
+		t.Fatalf("session files %v", files)
+	}
+	if b, err := os.ReadFile(files[0]); err != nil || !strings.Contains(string(b), `"label":"checkpoint"`) {
+		t.Fatalf("the label was not saved (%v):\n%s", err, b)
+	}
 }
 
 // TestE2EFork: /fork from the first message makes a new session file holding nothing after

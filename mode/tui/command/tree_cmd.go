@@ -34,6 +34,22 @@ func runTree(h Host, _ string) tea.Cmd {
 		}
 		return Do(func(h Host) tea.Cmd { return treePicked(h, e) }).cmd()
 	})
+	t.OnEditLabel = func(e *store.Entry, label string) tea.Cmd {
+		id := e.ID
+		p := slot.NewPrompt(slotTheme(h), slotKeys(h), "Label for this entry (empty clears it)", "label", 0, func(text string, ok bool) tea.Cmd {
+			if !ok {
+				return nil
+			}
+			if err := rt.Session().SetLabel(id, text); err != nil {
+				return func() tea.Msg { return notify("error", "Failed to set label: "+err.Error()) }
+			}
+			t.SetLabel(id, text)
+			return nil
+		})
+		p.SetValue(label)
+		h.ShowDialog(p)
+		return nil
+	}
 	if t.Len() == 0 {
 		h.Notify("info", "No entries in session")
 		return nil

@@ -41,6 +41,26 @@ type Tree struct {
 	done    bool
 	onDone  func(e *store.Entry) tea.Cmd
 	entries int
+	// OnEditLabel, when set, is called with the selected entry and its label on shift+l
+	// (app.tree.editLabel); the owner asks for the new label and calls SetLabel.
+	OnEditLabel func(e *store.Entry, label string) tea.Cmd
+}
+
+// SetLabel shows label ("" clears it) on entry id, as the session now records it.
+func (t *Tree) SetLabel(id, label string) {
+	var walk func(ns []*store.TreeNode)
+	walk = func(ns []*store.TreeNode) {
+		for _, n := range ns {
+			if n.Entry.ID == id {
+				n.Label = label
+			}
+			walk(n.Children)
+		}
+	}
+	walk(t.roots)
+	sel := t.selectedID()
+	t.rebuild()
+	t.reselect(sel)
 }
 
 type treeRow struct {
@@ -202,6 +222,12 @@ func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	case t.keys.Is(k, slot.SelectConfirm):
 		if len(t.rows) > 0 {
 			return t.finish(t.rows[t.list.Cursor()].node.Entry)
+		}
+	case t.OnEditLabel != nil && (t.keys.Is(k, "app.tree.editLabel") || k.Text == "L"):
+		// A terminal without the kitty protocol reports shift+l as the text "L".
+		if len(t.rows) > 0 {
+			n := t.rows[t.list.Cursor()].node
+			return t.OnEditLabel(n.Entry, n.Label)
 		}
 	case t.keys.Is(k, "app.tree.filter.default"):
 		t.setFilter(FilterDefault)

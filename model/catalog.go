@@ -19,73 +19,24 @@ const (
 	googleBaseURL    = "https://generativelanguage.googleapis.com/v1beta"
 )
 
-// BuiltinModels returns a fresh copy of the built-in catalog: the current models of Anthropic,
-// OpenAI and Google with their published limits (tokens) and list prices (US dollars per million
-// tokens, the lowest tier where a provider prices by prompt length), grouped by provider in the
-// order anthropic, openai, google. Anthropic models appear under their alias ("claude-sonnet-4-5") and
-// their dated snapshot id ("claude-sonnet-4-5-20250929"). The caller owns the result.
+//go:generate go run gen_catalog.go
+
+// BuiltinModels returns a fresh copy of the built-in catalog: every Anthropic, OpenAI and Google
+// model pi-ai knows (catalog.json, refreshed by catalog_refresh.mjs and turned into
+// catalog_gen.go by `go generate`), with their published limits (tokens) and list prices (US
+// dollars per million tokens), grouped by provider in the order anthropic, openai, google.
+// Anthropic models appear under their alias ("claude-sonnet-4-5") and their dated snapshot id
+// ("claude-sonnet-4-5-20250929"). Models of an API atomic does not speak are listed here and
+// hidden by the registry's API filter (Registry.SetAPIFilter). The caller owns the result.
 func BuiltinModels() []*llm.Model {
-	ms := []llm.Model{
-		claude("claude-opus-4-5", "Claude Opus 4.5", 64000, llm.ModelCost{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}),
-		claude("claude-opus-4-5-20251101", "Claude Opus 4.5", 64000, llm.ModelCost{Input: 5, Output: 25, CacheRead: 0.5, CacheWrite: 6.25}),
-		claude("claude-sonnet-4-5", "Claude Sonnet 4.5", 64000, llm.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}),
-		claude("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", 64000, llm.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}),
-		claude("claude-haiku-4-5", "Claude Haiku 4.5", 64000, llm.ModelCost{Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25}),
-		claude("claude-haiku-4-5-20251001", "Claude Haiku 4.5", 64000, llm.ModelCost{Input: 1, Output: 5, CacheRead: 0.1, CacheWrite: 1.25}),
-		claude("claude-opus-4-1", "Claude Opus 4.1", 32000, llm.ModelCost{Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}),
-		claude("claude-opus-4-1-20250805", "Claude Opus 4.1", 32000, llm.ModelCost{Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}),
-		claude("claude-opus-4-0", "Claude Opus 4", 32000, llm.ModelCost{Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}),
-		claude("claude-opus-4-20250514", "Claude Opus 4", 32000, llm.ModelCost{Input: 15, Output: 75, CacheRead: 1.5, CacheWrite: 18.75}),
-		claude("claude-sonnet-4-0", "Claude Sonnet 4", 64000, llm.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}),
-		claude("claude-sonnet-4-20250514", "Claude Sonnet 4", 64000, llm.ModelCost{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}),
-
-		openAI("gpt-5", "GPT-5", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 1.25, Output: 10, CacheRead: 0.125}),
-		openAI("gpt-5-mini", "GPT-5 mini", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 0.25, Output: 2, CacheRead: 0.025}),
-		openAI("gpt-5-nano", "GPT-5 nano", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 0.05, Output: 0.4, CacheRead: 0.005}),
-		openAI("gpt-5-codex", "GPT-5 Codex", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 1.25, Output: 10, CacheRead: 0.125}),
-		openAI("gpt-5.1", "GPT-5.1", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 1.25, Output: 10, CacheRead: 0.125}),
-		openAI("gpt-5.1-codex", "GPT-5.1 Codex", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 1.25, Output: 10, CacheRead: 0.125}),
-		openAI("gpt-5.1-codex-mini", "GPT-5.1 Codex mini", llm.APIOpenAIResponses, true, 400000, 128000, llm.ModelCost{Input: 0.25, Output: 2, CacheRead: 0.025}),
-		openAI("o3", "o3", llm.APIOpenAIResponses, true, 200000, 100000, llm.ModelCost{Input: 2, Output: 8, CacheRead: 0.5}),
-		openAI("o4-mini", "o4-mini", llm.APIOpenAIResponses, true, 200000, 100000, llm.ModelCost{Input: 1.1, Output: 4.4, CacheRead: 0.275}),
-		openAI("gpt-4.1", "GPT-4.1", llm.APIOpenAICompletions, false, 1047576, 32768, llm.ModelCost{Input: 2, Output: 8, CacheRead: 0.5}),
-		openAI("gpt-4.1-mini", "GPT-4.1 mini", llm.APIOpenAICompletions, false, 1047576, 32768, llm.ModelCost{Input: 0.4, Output: 1.6, CacheRead: 0.1}),
-		openAI("gpt-4.1-nano", "GPT-4.1 nano", llm.APIOpenAICompletions, false, 1047576, 32768, llm.ModelCost{Input: 0.1, Output: 0.4, CacheRead: 0.025}),
-		openAI("gpt-4o", "GPT-4o", llm.APIOpenAICompletions, false, 128000, 16384, llm.ModelCost{Input: 2.5, Output: 10, CacheRead: 1.25}),
-		openAI("gpt-4o-mini", "GPT-4o mini", llm.APIOpenAICompletions, false, 128000, 16384, llm.ModelCost{Input: 0.15, Output: 0.6, CacheRead: 0.075}),
-
-		gemini("gemini-3-pro-preview", "Gemini 3 Pro Preview", true, 65536, llm.ModelCost{Input: 2, Output: 12, CacheRead: 0.2}),
-		gemini("gemini-2.5-pro", "Gemini 2.5 Pro", true, 65536, llm.ModelCost{Input: 1.25, Output: 10, CacheRead: 0.125}),
-		gemini("gemini-2.5-flash", "Gemini 2.5 Flash", true, 65536, llm.ModelCost{Input: 0.3, Output: 2.5, CacheRead: 0.03}),
-		gemini("gemini-2.5-flash-lite", "Gemini 2.5 Flash-Lite", true, 65536, llm.ModelCost{Input: 0.1, Output: 0.4, CacheRead: 0.01}),
-		gemini("gemini-2.0-flash", "Gemini 2.0 Flash", false, 8192, llm.ModelCost{Input: 0.1, Output: 0.4, CacheRead: 0.025}),
-	}
+	ms := make([]llm.Model, len(builtinCatalog))
+	copy(ms, builtinCatalog[:])
 	out := make([]*llm.Model, len(ms))
 	for i := range ms {
+		ms[i].Input = append([]string(nil), ms[i].Input...)
 		out[i] = &ms[i]
 	}
 	return out
-}
-
-func claude(id, name string, maxTokens int, cost llm.ModelCost) llm.Model {
-	return llm.Model{
-		ID: id, Name: name, API: llm.APIAnthropicMessages, Provider: ProviderAnthropic, BaseURL: anthropicBaseURL,
-		Reasoning: true, Input: []string{"text", "image"}, ContextWindow: 200000, MaxTokens: maxTokens, Cost: cost,
-	}
-}
-
-func openAI(id, name, api string, reasoning bool, contextWindow, maxTokens int, cost llm.ModelCost) llm.Model {
-	return llm.Model{
-		ID: id, Name: name, API: api, Provider: ProviderOpenAI, BaseURL: openAIBaseURL,
-		Reasoning: reasoning, Input: []string{"text", "image"}, ContextWindow: contextWindow, MaxTokens: maxTokens, Cost: cost,
-	}
-}
-
-func gemini(id, name string, reasoning bool, maxTokens int, cost llm.ModelCost) llm.Model {
-	return llm.Model{
-		ID: id, Name: name, API: llm.APIGoogleGenerativeAI, Provider: ProviderGoogle, BaseURL: googleBaseURL,
-		Reasoning: reasoning, Input: []string{"text", "image"}, ContextWindow: 1048576, MaxTokens: maxTokens, Cost: cost,
-	}
 }
 
 // EnvVars returns the environment variables that may hold an API key for provider, in lookup order

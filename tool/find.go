@@ -98,16 +98,21 @@ func (t *Find) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 		return Result{}, err
 	}
 	var found []string
-	err = walkRoot(ctx, t.ops, "find", root, func(rel string, typ fs.FileMode) error {
-		if !match(rel) {
+	if _, local := t.ops.(LocalFS); local {
+		found, err = findLocal(ctx, root, match, limit)
+	} else {
+		err = walkRoot(ctx, t.ops, "find", root, func(rel string, typ fs.FileMode) error {
+			if !match(rel) {
+				return nil
+			}
+			if typ.IsDir() {
+				rel += "/"
+			}
+			found = append(found, rel)
 			return nil
-		}
-		if typ.IsDir() {
-			rel += "/"
-		}
-		found = append(found, rel)
-		return nil
-	})
+		})
+		sort.Strings(found)
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -144,8 +149,48 @@ func globMatcher(pattern string) (func(rel string) bool, error) {
 			return ok
 		}, nil
 	}
+	// A pattern on the last element: the common shapes are compared without the glob engine.
+	meta := strings.IndexAny(pattern, `*?[{\\`)
+	switch {
+	case meta < 0:
+		return func(rel string) bool { return path.Base(rel) == pattern }, nil
+	case pattern == "*":
+		return func(string) bool { return true }, nil
+	case pattern[0] == '*' && !strings.ContainsAny(pattern[1:], `*?[{\\`):
+		suffix := pattern[1:]
+		return func(rel string) bool { return strings.HasSuffix(rel[strings.LastIndexByte(rel, '/')+1:], suffix) }, nil
+	}
 	return func(rel string) bool {
 		ok, _ := doublestar.Match(pattern, path.Base(rel))
 		return ok
 	}, nil
+}
+
+// findLocal walks root on the local file system in sorted path order and returns the first limit
+// entries match accepts, directories with a trailing "/"; the walk stops there.
+func findLocal(ctx context.Context, root string, match func(rel string) bool, limit int) ([]string, error) {
+	w, rd := startWalk(ctx, root, walkHooks{entry: func(e *walkEntry) { e.hit = match(e.rel) }})
+	defer w.finish()
+	var found []string
+	err := w.visit(rd, func(e *walkEntry) error {
+		if !e.hit {
+			return nil
+		}
+		if e.typ.IsDir() {
+			found = append(found, e.rel+"/")
+		} else {
+			found = append(found, e.rel)
+		}
+		if len(found) >= limit {
+			return errStopWalk
+		}
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrAborted
+		}
+		return nil, fmt.Errorf("find: walk %s: %w", root, err)
+	}
+	return found, nil
 }

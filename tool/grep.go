@@ -3,16 +3,19 @@ package tool
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"regexp/syntax"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // DefaultGrepLimit is the match limit of grep when the call gives none (tools.md §10.1).
@@ -127,9 +130,14 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 		ops: t.ops, m: m, context: max(intArg(p.Context, 0), 0), limit: limit,
 	}
 
-	var files []grepFile
+	var (
+		lines          []string
+		count          int
+		linesTruncated bool
+		skipped        []string
+	)
 	if !fi.IsDir() {
-		files = []grepFile{{abs: root, display: filepath.Base(root)}}
+		lines, count, linesTruncated, skipped, err = s.run(ctx, []grepFile{{abs: root, display: filepath.Base(root)}})
 	} else {
 		include := func(string) bool { return true }
 		if p.Glob != "" {
@@ -140,19 +148,23 @@ func (t *Grep) Execute(ctx context.Context, call Call, _ func(Result)) (Result, 
 			}
 			include = func(rel string) bool { return match(rel) != negate }
 		}
-		err := walkRoot(ctx, t.ops, "grep", root, func(rel string, typ fs.FileMode) error {
-			if typ.Type() == 0 && include(rel) {
-				files = append(files, grepFile{abs: filepath.Join(root, filepath.FromSlash(rel)), display: rel})
+		if _, local := t.ops.(LocalFS); local {
+			lines, count, linesTruncated, skipped, err = s.runLocal(ctx, root, include)
+		} else {
+			var files []grepFile
+			err = walkRoot(ctx, t.ops, "grep", root, func(rel string, typ fs.FileMode) error {
+				if typ.Type() == 0 && include(rel) {
+					files = append(files, grepFile{abs: filepath.Join(root, filepath.FromSlash(rel)), display: rel})
+				}
+				return nil
+			})
+			if err != nil {
+				return Result{}, err
 			}
-			return nil
-		})
-		if err != nil {
-			return Result{}, err
+			sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
+			lines, count, linesTruncated, skipped, err = s.run(ctx, files)
 		}
-		sort.Slice(files, func(i, j int) bool { return files[i].display < files[j].display })
 	}
-
-	lines, count, linesTruncated, skipped, err := s.run(ctx, files)
 	if err != nil {
 		return Result{}, err
 	}
@@ -259,6 +271,55 @@ func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, c
 	return out, count, cut, skipped, nil
 }
 
+// runLocal walks root on the local file system and searches its files as the walk finds them,
+// in parallel, taking their results in sorted path order and stopping the walk at the match
+// limit. Its results equal run's over the sorted file list.
+func (s *grepSearch) runLocal(ctx context.Context, root string, include func(rel string) bool) (out []string, count int, cut bool, skipped []string, err error) {
+	w, rd := startWalk(ctx, root, walkHooks{
+		entry: func(e *walkEntry) {
+			if e.typ.Type() == 0 && include(e.rel) {
+				e.job = &fileJob{abs: filepath.Join(root, filepath.FromSlash(e.rel)), display: e.rel, done: make(chan struct{})}
+			}
+		},
+		search: func(j *fileJob, scratch *[]byte) {
+			data, tooBig, ok := readSearchable(j.abs, scratch, GrepMaxFileBytes)
+			j.tooBig = tooBig
+			if ok {
+				j.hits = s.searchData(data, j.display)
+			}
+		},
+	})
+	defer w.finish()
+	err = w.visit(rd, func(e *walkEntry) error {
+		if e.job == nil {
+			return nil
+		}
+		if !w.waitJob(e.job) {
+			return ctx.Err()
+		}
+		if e.job.tooBig {
+			skipped = append(skipped, e.job.display)
+		}
+		for _, h := range e.job.hits {
+			out = append(out, h.lines...)
+			cut = cut || h.truncated
+			count++
+			if count >= s.limit {
+				return errStopWalk
+			}
+		}
+		e.job = nil
+		return nil
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, 0, false, nil, ErrAborted
+		}
+		return nil, 0, false, nil, fmt.Errorf("grep: walk %s: %w", root, err)
+	}
+	return out, count, cut, skipped, nil
+}
+
 // searchFile returns the match blocks of one file, at most s.limit of them. Unreadable and binary
 // files, and anything but a regular file (a FIFO would block), have none; a file over
 // GrepMaxFileBytes is not read and reported as tooBig.
@@ -274,70 +335,95 @@ func (s *grepSearch) searchFile(ctx context.Context, f grepFile) (hits []grepHit
 		return nil, true
 	}
 	data, err := s.ops.ReadFile(ctx, f.abs)
-	if err != nil || hasNUL(data) || !s.m.mayMatch(data) {
+	if err != nil || hasNUL(data) {
 		return nil, false
 	}
-	var starts []int // line start offsets, built when context lines are needed
-	if s.context > 0 {
-		starts = append(starts, 0)
-		for i, c := range data {
-			if c == '\n' {
-				starts = append(starts, i+1)
-			}
-		}
-	}
-	lineAt := func(n int) []byte { // 0-based line n, without its "\n"
-		end := len(data)
-		if n+1 < len(starts) {
-			end = starts[n+1] - 1
-		}
-		return data[starts[n]:end]
-	}
-	numLines := len(starts)
-	if len(data) > 0 && data[len(data)-1] == '\n' {
-		numLines-- // the empty piece after a final newline is not a line
-	}
-	// off == len(data) would be that empty piece, or an empty file.
-	for n, off := 0, 0; off < len(data) && len(hits) < s.limit; n++ {
-		end := bytes.IndexByte(data[off:], '\n')
-		next := off + end + 1
-		if end < 0 {
-			end = len(data) - off
-			next = len(data) + 1
-		}
-		line := data[off : off+end]
-		if s.m.match(line) {
-			var h grepHit
-			first, last := n, n
-			if s.context > 0 {
-				first = max(0, n-s.context)
-				last = min(numLines-1, n+s.context)
-			}
-			for k := first; k <= last; k++ {
-				text := line
-				if k != n {
-					text = lineAt(k)
-				}
-				t, cut := TruncateLine(strings.ReplaceAll(string(text), "\r", ""), GrepMaxLineLength)
-				h.truncated = h.truncated || cut
-				sep := "-"
-				if k == n {
-					sep = ":"
-				}
-				h.lines = append(h.lines, f.display+sep+strconv.Itoa(k+1)+sep+" "+t)
-			}
-			hits = append(hits, h)
-		}
-		off = next
-	}
-	return hits, false
+	return s.searchData(data, f.display), false
 }
 
-// lineMatcher matches single lines against a grep pattern.
+// searchData returns the match blocks of one text file's content, at most s.limit of them. The
+// matcher finds the next candidate line in the whole buffer (a literal by a byte search), so
+// lines without a match are never looked at one by one.
+func (s *grepSearch) searchData(data []byte, display string) (hits []grepHit) {
+	var matched []int // 0-based numbers of the matching lines
+	n := 0            // number of the line starting at off
+	for off := 0; off < len(data) && len(matched) < s.limit; {
+		pos := s.m.next(data, off)
+		if pos < 0 {
+			break
+		}
+		ls := off + bytes.LastIndexByte(data[off:pos], '\n') + 1
+		if ls >= len(data) {
+			break // the empty piece after a final newline is not a line
+		}
+		n += bytes.Count(data[off:ls], []byte{'\n'})
+		le := len(data)
+		if i := bytes.IndexByte(data[ls:], '\n'); i >= 0 {
+			le = ls + i
+		}
+		if s.m.match(data[ls:le]) {
+			matched = append(matched, n)
+		}
+		off = le + 1
+		n++
+	}
+	if len(matched) == 0 {
+		return nil
+	}
+	starts := []int{0} // line start offsets
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+	numLines := len(starts)
+	if data[len(data)-1] == '\n' {
+		numLines-- // the empty piece after a final newline is not a line
+	}
+	lineAt := func(k int) []byte { // 0-based line k, without its "\n"
+		end := len(data)
+		if k+1 < len(starts) {
+			end = starts[k+1] - 1
+		}
+		return data[starts[k]:end]
+	}
+	hits = make([]grepHit, 0, len(matched))
+	for _, m := range matched {
+		var h grepHit
+		first, last := m, m
+		if s.context > 0 {
+			first = max(0, m-s.context)
+			last = min(numLines-1, m+s.context)
+		}
+		for k := first; k <= last; k++ {
+			t, cut := TruncateLine(strings.ReplaceAll(string(lineAt(k)), "\r", ""), GrepMaxLineLength)
+			h.truncated = h.truncated || cut
+			sep := "-"
+			if k == m {
+				sep = ":"
+			}
+			h.lines = append(h.lines, display+sep+strconv.Itoa(k+1)+sep+" "+t)
+		}
+		hits = append(hits, h)
+	}
+	return hits
+}
+
+// lineMatcher matches single lines against a grep pattern. A pattern that is plain text (literal,
+// or a regular expression without any operator) is searched for as bytes, case-insensitively for
+// ASCII text when asked; anything else runs Go's regexp.
 type lineMatcher struct {
 	re     *regexp.Regexp
-	pre    *regexp.Regexp // multi-line form used to skip files without any match; nil: none
+	pre    *regexp.Regexp // multi-line form that finds the next candidate line; nil: every line is one
 	substr []byte         // case-sensitive literal: plain byte search
+	fold   []byte         // ASCII literal matched ignoring case, lower-cased; nil: none
+	// foldSpecial says fold holds "k" or "s", which Unicode case folding also matches by
+	// non-ASCII runes (U+212A KELVIN SIGN, U+017F LONG S): text with non-ASCII bytes then goes
+	// through re.
+	foldSpecial bool
 }
 
 // newLineMatcher compiles pattern as grep's options say.
@@ -357,6 +443,16 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 		return nil, fmt.Errorf("Invalid regular expression %q: %v. Fix the pattern, or set literal=true to search for the text as is.", pattern, err)
 	}
 	m := &lineMatcher{re: re}
+	if lit, fold, ok := plainText(expr); ok && !strings.ContainsRune(lit, utf8.RuneError) {
+		switch {
+		case !fold:
+			m.substr = []byte(lit)
+			return m, nil
+		case isASCII(lit) && lit != "":
+			m.fold = []byte(strings.ToLower(lit))
+			m.foldSpecial = strings.ContainsAny(string(m.fold), "ks")
+		}
+	}
 	// A line matches on its own exactly when the same text matches inside the file with (?m),
 	// unless the pattern anchors to the whole text or changes flags itself.
 	if !strings.Contains(expr, `\A`) && !strings.Contains(expr, `\z`) && !strings.Contains(pattern, "(?") {
@@ -365,20 +461,133 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 	return m, nil
 }
 
-// mayMatch reports whether some line of data can match.
-func (m *lineMatcher) mayMatch(data []byte) bool {
-	switch {
-	case m.substr != nil:
-		return bytes.Contains(data, m.substr)
-	case m.pre != nil:
-		return m.pre.Match(data)
+// plainText reports whether expr is a literal string (maybe case-folded) and returns it.
+func plainText(expr string) (lit string, fold, ok bool) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return "", false, false
 	}
-	return true
+	re = re.Simplify()
+	if re.Op != syntax.OpLiteral {
+		return "", false, false
+	}
+	return string(re.Rune), re.Flags&syntax.FoldCase != 0, true
 }
 
+// next returns the offset, at or after off (a line start), of the next place a match may start,
+// or -1 when no line from off on can match.
+func (m *lineMatcher) next(data []byte, off int) int {
+	switch {
+	case m.substr != nil:
+		if i := bytes.Index(data[off:], m.substr); i >= 0 {
+			return off + i
+		}
+		return -1
+	case m.fold != nil && !(m.foldSpecial && !isASCIIBytes(data)):
+		if i := indexFoldASCII(data[off:], m.fold); i >= 0 {
+			return off + i
+		}
+		return -1
+	case m.pre != nil:
+		if loc := m.pre.FindIndex(data[off:]); loc != nil {
+			return off + loc[0]
+		}
+		return -1
+	}
+	return off
+}
+
+// match reports whether one line (without its "\n") matches.
 func (m *lineMatcher) match(line []byte) bool {
 	if m.substr != nil {
 		return bytes.Contains(line, m.substr)
 	}
 	return m.re.Match(line)
+}
+
+// indexFoldASCII returns the index of the first match of pat (lower-case ASCII, not empty) in s
+// ignoring ASCII case, or -1. It scans s once for each case of pat's first byte.
+func indexFoldASCII(s, pat []byte) int {
+	n := len(pat)
+	c := pat[0]
+	if c < 'a' || c > 'z' {
+		for off := 0; ; {
+			i := bytes.IndexByte(s[off:], c)
+			if i < 0 {
+				return -1
+			}
+			i += off
+			if i+n <= len(s) && equalFoldASCII(s[i+1:i+n], pat[1:]) {
+				return i
+			}
+			off = i + 1
+		}
+	}
+	u := c - 'a' + 'A'
+	nextOf := func(b byte, from int) int {
+		if i := bytes.IndexByte(s[from:], b); i >= 0 {
+			return from + i
+		}
+		return -1
+	}
+	nl, nu := -2, -2 // next position of each case; -2: to find, -1: none left
+	for off := 0; ; {
+		if nl != -1 && nl < off {
+			nl = nextOf(c, off)
+		}
+		if nu != -1 && nu < off {
+			nu = nextOf(u, off)
+		}
+		i := nl
+		if i < 0 || (nu >= 0 && nu < i) {
+			i = nu
+		}
+		if i < 0 {
+			return -1
+		}
+		if i+n <= len(s) && equalFoldASCII(s[i+1:i+n], pat[1:]) {
+			return i
+		}
+		off = i + 1
+	}
+}
+
+// equalFoldASCII reports whether s equals pat (lower-case) ignoring ASCII case.
+func equalFoldASCII(s, pat []byte) bool {
+	for i, p := range pat {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCII reports whether s is 7-bit ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCIIBytes reports whether b is 7-bit ASCII, eight bytes at a time.
+func isASCIIBytes(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

@@ -6,33 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
-
-	"github.com/charlievieth/fastwalk"
 )
 
 // ignoreFrame is one .gitignore in force for a directory, linked to the frames of the directories
-// above it. Frames are immutable once built and shared by every directory below them.
+// above it. It is used to build the rules in force at a walk's root.
 type ignoreFrame struct {
 	dir    string // directory the patterns are relative to (OS path)
 	rules  *ignoreFile
 	parent *ignoreFrame
-}
-
-// ignored applies git's precedence: the deepest file with a matching pattern decides, within a
-// file the last matching pattern.
-func (f *ignoreFrame) ignored(p string, isDir bool) bool {
-	for fr := f; fr != nil; fr = fr.parent {
-		rel, ok := relUnder(fr.dir, p)
-		if !ok {
-			continue
-		}
-		if ign, matched := fr.rules.match(rel, isDir); matched {
-			return ign
-		}
-	}
-	return false
 }
 
 // relUnder returns p relative to dir with "/" separators, when p lies below dir.
@@ -55,15 +40,24 @@ func relUnder(dir, p string) (string, bool) {
 
 // pushIgnore returns parent extended with the rules of file, or parent when file holds none.
 func pushIgnore(parent *ignoreFrame, dir, file string) *ignoreFrame {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return parent
-	}
-	rules := parseIgnore(data)
+	rules := loadIgnore(file)
 	if rules == nil {
 		return parent
 	}
 	return &ignoreFrame{dir: dir, rules: rules, parent: parent}
+}
+
+// maxIgnoreBytes bounds how much of one .gitignore is read.
+const maxIgnoreBytes = 4 << 20
+
+// loadIgnore reads and compiles one ignore file; nil when it is missing, unreadable, too big or
+// holds no rule.
+func loadIgnore(file string) *ignoreFile {
+	data, err := readRegular(file, maxIgnoreBytes)
+	if err != nil {
+		return nil
+	}
+	return parseIgnore(data)
 }
 
 // isRepoRoot reports whether dir holds a ".git" directory or file (worktree, submodule).
@@ -73,9 +67,12 @@ func isRepoRoot(dir string) bool {
 }
 
 // repoFrame starts a fresh chain for the repository rooted at dir: .git/info/exclude, then
-// dir/.gitignore.
-func repoFrame(dir string) *ignoreFrame {
+// dir/.gitignore (when hasIgnore).
+func repoFrame(dir string, hasIgnore bool) *ignoreFrame {
 	f := pushIgnore(nil, dir, filepath.Join(dir, ".git", "info", "exclude"))
+	if !hasIgnore {
+		return f
+	}
 	return pushIgnore(f, dir, filepath.Join(dir, ".gitignore"))
 }
 
@@ -87,7 +84,7 @@ func rootFrames(root string) *ignoreFrame {
 	for dir := root; ; {
 		chain = append(chain, dir)
 		if isRepoRoot(dir) {
-			f := repoFrame(dir)
+			f := repoFrame(dir, true)
 			for i := len(chain) - 2; i >= 0; i-- {
 				f = pushIgnore(f, chain[i], filepath.Join(chain[i], ".gitignore"))
 			}
@@ -101,63 +98,321 @@ func rootFrames(root string) *ignoreFrame {
 	}
 }
 
-// errStopWalk ends a fastwalk early once the caller has asked to stop.
+// frameRef is one ignore file in force inside a directory of a walk: the directory's path
+// relative to the file's directory ("" or ending in "/") and how many elements that is.
+type frameRef struct {
+	rules  *ignoreFile
+	prefix string
+	depth  int
+}
+
+// ignoreScope is the ignore files in force inside one directory, deepest first: the deepest file
+// with a matching pattern decides, within a file the last matching pattern (git's precedence).
+type ignoreScope []frameRef
+
+// ignored decides the entry name of the directory the scope belongs to.
+func (sc ignoreScope) ignored(name string, isDir bool) bool {
+	for i := range sc {
+		r := &sc[i]
+		if ign, matched := r.rules.matchIn(r.prefix, r.depth, name, isDir); matched {
+			return ign
+		}
+	}
+	return false
+}
+
+// child returns the scope of the subdirectory name before its own ignore files are known:
+// every file in force here, seen one level deeper.
+func (sc ignoreScope) child(name string) ignoreScope {
+	out := make(ignoreScope, len(sc))
+	for i, r := range sc {
+		out[i] = frameRef{rules: r.rules, prefix: r.prefix + name + "/", depth: r.depth + 1}
+	}
+	return out
+}
+
+// enter puts the directory's own ignore files (own, its chain; may be nil) in front of sc; a
+// repository root (repo) starts afresh with only its own.
+func (sc ignoreScope) enter(own *ignoreFrame, repo bool) ignoreScope {
+	var out ignoreScope
+	for f := own; f != nil; f = f.parent {
+		out = append(out, frameRef{rules: f.rules})
+	}
+	if repo {
+		return out
+	}
+	return append(out, sc...)
+}
+
+// scopeAt converts the chain in force at root into a scope.
+func scopeAt(root string, f *ignoreFrame) ignoreScope {
+	var out ignoreScope
+	for ; f != nil; f = f.parent {
+		prefix, depth := "", 0
+		if rel, ok := relUnder(f.dir, root); ok {
+			prefix, depth = rel+"/", strings.Count(rel, "/")+1
+		}
+		out = append(out, frameRef{rules: f.rules, prefix: prefix, depth: depth})
+	}
+	return out
+}
+
+// The ordered walk: worker goroutines read directories (and, for grep, search files) in
+// parallel, taking tasks from a stack so that they move through the tree in depth-first order;
+// the caller visits the result in sorted path order, waiting for each directory and file as it
+// reaches it, and may stop at any point (a result limit), which stops the workers.
+
+// walkDir is one directory of an ordered walk.
+type walkDir struct {
+	abs     string
+	rel     string // "/"-separated, relative to the walk root; "" for the root
+	scope   ignoreScope
+	done    chan struct{} // closed once entries and err are set
+	entries []walkEntry   // sorted by path, ignored entries left out
+	err     error
+}
+
+// walkEntry is one entry of a walked directory.
+type walkEntry struct {
+	name string
+	rel  string
+	key  string // sort key: name, with "/" appended for a directory
+	typ  fs.FileMode
+	dir  *walkDir // a directory to descend into
+	job  *fileJob // a file to search (grep)
+	hit  bool     // find: the entry matches the pattern
+}
+
+// fileJob is the search of one file by a worker.
+type fileJob struct {
+	abs, display string
+	done         chan struct{}
+	hits         []grepHit
+	tooBig       bool
+}
+
+// walkHooks customise an ordered walk. Both run in worker goroutines.
+type walkHooks struct {
+	// entry inspects a kept entry once its directory is read (find matches it, grep decides to
+	// search it by setting e.job).
+	entry func(e *walkEntry)
+	// search runs a file job; scratch is the worker's reusable buffer.
+	search func(j *fileJob, scratch *[]byte)
+}
+
+// walkTask is one unit of work: read a directory or search a file.
+type walkTask struct {
+	dir *walkDir
+	job *fileJob
+}
+
+// orderedWalk is the state of one walk shared by the workers and the visiting caller.
+type orderedWalk struct {
+	ctx   context.Context
+	hooks walkHooks
+	root  string
+	mu    sync.Mutex
+	cond  sync.Cond
+	stack []walkTask // guarded by mu
+	stop  bool       // guarded by mu
+	wg    sync.WaitGroup
+}
+
+// startWalk starts the workers of an ordered walk of root; the caller visits with visit and must
+// call finish.
+func startWalk(ctx context.Context, root string, hooks walkHooks) (*orderedWalk, *walkDir) {
+	root = filepath.Clean(root)
+	w := &orderedWalk{ctx: ctx, hooks: hooks, root: root}
+	w.cond.L = &w.mu
+	rd := &walkDir{abs: root, scope: scopeAt(root, rootFrames(root)), done: make(chan struct{})}
+	w.stack = append(w.stack, walkTask{dir: rd})
+	n := max(runtime.GOMAXPROCS(0), 2)
+	w.wg.Add(n)
+	for range n {
+		go w.worker()
+	}
+	return w, rd
+}
+
+// finish stops the workers and waits for them.
+func (w *orderedWalk) finish() {
+	w.mu.Lock()
+	w.stop = true
+	w.stack = nil
+	w.mu.Unlock()
+	w.cond.Broadcast()
+	w.wg.Wait()
+}
+
+func (w *orderedWalk) worker() {
+	defer w.wg.Done()
+	var scratch []byte
+	for {
+		w.mu.Lock()
+		for len(w.stack) == 0 && !w.stop {
+			w.cond.Wait()
+		}
+		if w.stop {
+			w.mu.Unlock()
+			return
+		}
+		t := w.stack[len(w.stack)-1]
+		w.stack = w.stack[:len(w.stack)-1]
+		w.mu.Unlock()
+		switch {
+		case t.dir != nil:
+			w.readDir(t.dir)
+		case t.job != nil:
+			if w.ctx.Err() == nil {
+				w.hooks.search(t.job, &scratch)
+			}
+			close(t.job.done)
+		}
+	}
+}
+
+// readDir lists d, drops the pruned and ignored entries, sorts the rest and queues their tasks,
+// first entry on top.
+func (w *orderedWalk) readDir(d *walkDir) {
+	defer close(d.done)
+	if w.ctx.Err() != nil {
+		d.err = w.ctx.Err()
+		return
+	}
+	list, err := readDirEntries(d.abs)
+	if err != nil {
+		d.err = err
+		return
+	}
+	if d.rel != "" {
+		repo, hasIgnore := false, false
+		for _, e := range list {
+			switch e.name {
+			case ".git":
+				repo = true
+			case ".gitignore":
+				hasIgnore = e.typ.IsRegular() || e.typ&fs.ModeSymlink != 0
+			}
+		}
+		var own *ignoreFrame
+		switch {
+		case repo:
+			own = repoFrame(d.abs, hasIgnore)
+		case hasIgnore:
+			own = pushIgnore(nil, d.abs, filepath.Join(d.abs, ".gitignore"))
+		}
+		if own != nil || repo {
+			d.scope = d.scope.enter(own, repo)
+		}
+	}
+	kept := list[:0]
+	for _, e := range list {
+		isDir := e.typ.IsDir()
+		if e.name == ".git" || (isDir && e.name == "node_modules") || d.scope.ignored(e.name, isDir) {
+			continue
+		}
+		if d.rel == "" {
+			e.rel = e.name
+		} else {
+			e.rel = d.rel + "/" + e.name
+		}
+		e.key = e.name
+		if isDir {
+			e.key += "/"
+			e.dir = &walkDir{abs: filepath.Join(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{})}
+		}
+		if w.hooks.entry != nil {
+			w.hooks.entry(&e)
+		}
+		kept = append(kept, e)
+	}
+	slices.SortFunc(kept, func(a, b walkEntry) int { return strings.Compare(a.key, b.key) })
+	d.entries = kept
+	w.mu.Lock()
+	if !w.stop {
+		pushed := false
+		for i := len(kept) - 1; i >= 0; i-- {
+			switch e := &kept[i]; {
+			case e.dir != nil:
+				w.stack = append(w.stack, walkTask{dir: e.dir})
+				pushed = true
+			case e.job != nil:
+				w.stack = append(w.stack, walkTask{job: e.job})
+				pushed = true
+			}
+		}
+		if pushed {
+			w.cond.Broadcast()
+		}
+	}
+	w.mu.Unlock()
+}
+
+// errStopWalk ends a visit early.
 var errStopWalk = errors.New("tool: walk stopped")
 
-// walkLocal implements LocalFS.Walk (see Walker for the contract).
-func walkLocal(ctx context.Context, root string, fn WalkFunc) error {
-	root = filepath.Clean(root)
-	var (
-		frames sync.Map // directory path -> *ignoreFrame; written before the directory is read
-		mu     sync.Mutex
-		// stopped and fn are owned by mu.
-		stopped bool
-	)
-	frames.Store(root, rootFrames(root))
-	conf := fastwalk.Config{Follow: false}
-	err := fastwalk.Walk(&conf, root, func(p string, d fs.DirEntry, err error) error {
-		if p == root {
-			return err
-		}
-		if err != nil {
-			return nil // unreadable directory below root: skip it
-		}
-		if cerr := ctx.Err(); cerr != nil {
+// visit calls fn for every entry below d in sorted path order (a directory before its
+// contents), waiting for each directory to be read. fn returning errStopWalk ends the visit
+// without error. A directory below the root that cannot be read is skipped; the root's error is
+// returned.
+func (w *orderedWalk) visit(d *walkDir, fn func(e *walkEntry) error) error {
+	err := w.visitDir(d, fn, true)
+	if errors.Is(err, errStopWalk) {
+		return nil
+	}
+	return err
+}
+
+func (w *orderedWalk) visitDir(d *walkDir, fn func(e *walkEntry) error, isRoot bool) error {
+	select {
+	case <-d.done:
+	case <-w.ctx.Done():
+		return w.ctx.Err()
+	}
+	if d.err != nil {
+		if cerr := w.ctx.Err(); cerr != nil {
 			return cerr
 		}
-		isDir := d.IsDir()
-		name := d.Name()
-		if name == ".git" || (isDir && name == "node_modules") {
-			if isDir {
-				return filepath.SkipDir
+		if isRoot {
+			return d.err
+		}
+		return nil
+	}
+	for i := range d.entries {
+		e := &d.entries[i]
+		if err := fn(e); err != nil {
+			return err
+		}
+		if e.dir != nil {
+			if err := w.visitDir(e.dir, fn, false); err != nil {
+				return err
 			}
-			return nil
 		}
-		parent, _ := frames.Load(filepath.Dir(p))
-		pf, _ := parent.(*ignoreFrame)
-		if pf.ignored(p, isDir) {
-			if isDir {
-				return filepath.SkipDir
-			}
-			return nil
+	}
+	d.entries = nil
+	return nil
+}
+
+// waitJob waits for a file job; false when ctx ended first.
+func (w *orderedWalk) waitJob(j *fileJob) bool {
+	select {
+	case <-j.done:
+		return w.ctx.Err() == nil
+	case <-w.ctx.Done():
+		return false
+	}
+}
+
+// walkLocal implements LocalFS.Walk (see Walker for the contract); entries come in sorted path
+// order.
+func walkLocal(ctx context.Context, root string, fn WalkFunc) error {
+	w, rd := startWalk(ctx, root, walkHooks{})
+	defer w.finish()
+	return w.visit(rd, func(e *walkEntry) error {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		if isDir {
-			f := pf
-			if isRepoRoot(p) {
-				f = repoFrame(p)
-			} else {
-				f = pushIgnore(f, p, filepath.Join(p, ".gitignore"))
-			}
-			frames.Store(p, f)
-		}
-		rel, _ := relUnder(root, p)
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
-			return errStopWalk
-		}
-		if err := fn(rel, d.Type()); err != nil {
-			stopped = true
+		if err := fn(e.rel, e.typ); err != nil {
 			if errors.Is(err, fs.SkipAll) {
 				return errStopWalk
 			}
@@ -165,8 +420,22 @@ func walkLocal(ctx context.Context, root string, fn WalkFunc) error {
 		}
 		return nil
 	})
-	if errors.Is(err, errStopWalk) {
-		return nil
+}
+
+// readDirEntries lists dir: names and type bits (symbolic links not followed).
+func readDirEntries(dir string) ([]walkEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	defer f.Close()
+	des, err := f.ReadDir(-1)
+	if err != nil && len(des) == 0 {
+		return nil, err
+	}
+	out := make([]walkEntry, len(des))
+	for i, de := range des {
+		out[i] = walkEntry{name: de.Name(), typ: de.Type()}
+	}
+	return out, nil
 }

@@ -14,6 +14,11 @@
 //	mode/tui/component  the Component and Dialog interfaces and line helpers
 //	mode/tui/command    the slash-command registry and the Host interface commands act through
 //	mode/tui/dialog     dialogs for the editor slot (select, input, …)
+//	mode/tui/slot       the extension dialogs ctx.ui shows (select, confirm, input, editor, with
+//	                    the timeout countdown) and the list / input / frame pickers are built of
+//	mode/tui/selector   /model, /scoped-models, /resume, /tree, /fork, /settings and trust pickers
+//	mode/tui/extui      ctx.ui before the screen exists (trust prompt, project_trust handlers)
+//	mode/tui/fuzzy      the fuzzy matcher of pickers and completion
 //	mode/tui/keys       keybindings.json and the action ids
 //	mode/tui/theme      themes and the colour tokens
 //	mode/tui/tuitest    the end-to-end harness: the real binary in a PTY read through a virtual

@@ -55,5 +55,11 @@ func (f *interactiveFront) run(ctx context.Context, rt *session.Runtime, prompts
 		exts = append(exts, e.Path)
 	}
 	f.screen.SetStartup(texts, files, exts)
+	// The theme setting (its warnings were printed when run read the settings).
+	cwd := rt.Session().Store().Cwd()
+	trusted := o.projectTrusted(o.agentDir(), cwd, nil).trusted
+	if s, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: o.agentDir(), Cwd: cwd, ProjectTrusted: trusted}); s.Theme != "" {
+		f.screen.SetTheme(s.Theme)
+	}
 	return f.screen.Run(ctx, rt)
 }

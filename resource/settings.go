@@ -43,6 +43,10 @@ type Settings struct {
 	// stays unresponsive that long.
 	ExtensionHandlerTimeoutMs int `json:"extensionHandlerTimeoutMs"`
 
+	// Theme names the interactive mode's theme: dark (default), light, or a theme file's name in
+	// <agentDir>/themes (tui.md §5.1).
+	Theme string `json:"theme,omitempty"`
+
 	// DefaultProjectTrust is "ask" (default), "always" or "never"; read from the global file only.
 	DefaultProjectTrust string `json:"defaultProjectTrust,omitempty"`
 
@@ -172,6 +176,7 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 		s.ExtensionHandlerTimeoutMs = DefaultSettings().ExtensionHandlerTimeoutMs
 	}
 	d.str("defaultProjectTrust", &s.DefaultProjectTrust)
+	d.str("theme", &s.Theme)
 	if v := s.DefaultProjectTrust; v != "" && v != "ask" && v != "always" && v != "never" {
 		warnings = append(warnings, fmt.Errorf("%s: defaultProjectTrust: %q is not ask, always or never; using ask", file("defaultProjectTrust"), v))
 		s.DefaultProjectTrust = ""

@@ -148,7 +148,6 @@ func TestE2ENoColor(t *testing.T) {
 	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "plain **answer**"}))
 	env.Vars = append(env.Vars, "NO_COLOR=1")
 	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session")
-	term.Record()
 	term.WaitFor("fake-model")
 	term.Type("hi")
 	term.Press("enter")
@@ -240,4 +239,25 @@ export default function (pi: any) {
 	}
 	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
+}
+
+// TestE2EThemeFromSettings: settings.json "theme": a custom theme file in <agentDir>/themes is
+// used from the first frame (its accent colours the header).
+func TestE2EThemeFromSettings(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "x"}))
+	light, err := os.ReadFile(filepath.Join("theme", "testdata", "mine.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.WriteFile(t, filepath.Join(env.Agent, "themes", "mine.json"), string(light))
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"theme": "mine", "retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("fake-model")
+	term.Press("ctrl+d")
+	term.WaitExit()
+	// mine.json's accent is #123456.
+	if out := string(term.Recorded()); !strings.Contains(out, "38;2;18;52;86") {
+		t.Fatalf("the custom theme's accent was not used")
+	}
 }

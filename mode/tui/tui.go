@@ -50,6 +50,9 @@ func (u *UI) SetStartup(prompts, contextFiles, extensions []string) {
 	u.opts.Prompts, u.opts.ContextFiles, u.opts.Extensions = prompts, contextFiles, extensions
 }
 
+// SetTheme names the theme to start with (the settings' "theme"); call it before Run.
+func (u *UI) SetTheme(name string) { u.opts.Theme = name }
+
 // ExtensionUI is ctx.ui for extensions in interactive mode: pass it as session.Options.UI.
 func (u *UI) ExtensionUI() ext.UI { return u.ext }
 

@@ -150,7 +150,7 @@ type Term struct {
 	mu      sync.Mutex // guards written, exited, code, raw; cond waits on it
 	cond    *sync.Cond
 	written int64
-	raw     bytes.Buffer // every byte the program wrote, when Record is on
+	raw     bytes.Buffer // every byte the program wrote since Start or the last Record
 	record  bool
 	exited  bool
 	code    int
@@ -179,7 +179,7 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 	if err != nil {
 		t.Fatalf("tuitest: start %s: %v", bin, err)
 	}
-	term := &Term{t: t, cmd: cmd, ptmx: ptmx, emu: vt.NewSafeEmulator(w, h)}
+	term := &Term{t: t, cmd: cmd, ptmx: ptmx, emu: vt.NewSafeEmulator(w, h), record: true}
 	term.cond = sync.NewCond(&term.mu)
 	term.emu.SetCallbacks(vt.Callbacks{Title: func(s string) { term.title = s }})
 	go term.readLoop()
@@ -310,7 +310,8 @@ func (t *Term) Written() int64 {
 	return t.written
 }
 
-// Record starts keeping every byte written from now on; Recorded returns them.
+// Record forgets the bytes kept so far (every byte written is kept from Start on); Recorded
+// returns the bytes kept since Start or the last Record.
 func (t *Term) Record() {
 	t.mu.Lock()
 	t.record = true

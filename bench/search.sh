@@ -5,8 +5,9 @@
 # ripgrep and fd come from the Debian packages, unpacked into a temporary directory (apt-get
 # download + dpkg -x); nothing is installed system-wide. Each case runs atomic and the peer
 # alternately, PAIRS times (default 7), and prints the medians and the ratio peer/atomic (above 1:
-# atomic is faster), then the floors: a bare parallel walk (fastwalk, no matching) and a walk that
-# also reads every file.
+# atomic is faster), then the floors: the driver's start on an empty directory, a bare parallel
+# walk of the whole tree (fastwalk, no ignore matching, ignored directories included) and that walk
+# reading every regular file.
 # Usage: bench/search.sh [PAIRS]     (env SEARCHTOOL=<binary> to time a prebuilt driver)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -92,5 +93,10 @@ compare "grep common word (func)" "$bin" -tool grep -pattern func "$tree" -- rg_
 compare "grep rare literal" "$bin" -tool grep -literal -pattern 'xq7_never_here_zz' "$tree" -- rg_grep -F 'xq7_never_here_zz'
 compare "find *.go" "$bin" -tool find -pattern '*.go' "$tree" -- fd_find '*.go'
 compare "find *.mod" "$bin" -tool find -pattern '*.mod' "$tree" -- fd_find '*.mod'
+empty="$work/empty"
+mkdir -p "$empty"
+t=""
+for _ in $(seq "$pairs"); do t+="$(ms "$bin" -tool find -pattern x "$empty")"$'\n'; done
+printf '%-28s %8s ms\n' "floor: process start" "$(printf '%s' "$t" | median)"
 floor floor
 floor floor-read

@@ -216,6 +216,8 @@ type orderedWalk struct {
 	stack []walkTask // guarded by mu
 	stop  bool       // guarded by mu
 	wg    sync.WaitGroup
+	// workers is the number of worker goroutines.
+	workers int
 }
 
 // startWalk starts the workers of an ordered walk of root; the caller visits with visit and must
@@ -227,6 +229,7 @@ func startWalk(ctx context.Context, root string, hooks walkHooks) (*orderedWalk,
 	rd := &walkDir{abs: root, scope: scopeAt(root, rootFrames(root)), done: make(chan struct{})}
 	w.stack = append(w.stack, walkTask{dir: rd})
 	n := max(runtime.GOMAXPROCS(0), 2)
+	w.workers = n
 	w.wg.Add(n)
 	for range n {
 		go w.worker()
@@ -261,7 +264,7 @@ func (w *orderedWalk) worker() {
 		w.mu.Unlock()
 		switch {
 		case t.dir != nil:
-			w.readDir(t.dir)
+			w.readDir(t.dir, &scratch)
 		case t.job != nil:
 			if w.ctx.Err() == nil {
 				w.hooks.search(t.job, &scratch)
@@ -273,13 +276,13 @@ func (w *orderedWalk) worker() {
 
 // readDir lists d, drops the pruned and ignored entries, sorts the rest and queues their tasks,
 // first entry on top.
-func (w *orderedWalk) readDir(d *walkDir) {
+func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 	defer close(d.done)
 	if w.ctx.Err() != nil {
 		d.err = w.ctx.Err()
 		return
 	}
-	list, err := readDirEntries(d.abs)
+	list, err := readDirEntries(d.abs, scratch)
 	if err != nil {
 		d.err = err
 		return
@@ -330,19 +333,19 @@ func (w *orderedWalk) readDir(d *walkDir) {
 	d.entries = kept
 	w.mu.Lock()
 	if !w.stop {
-		pushed := false
+		pushed := 0
 		for i := len(kept) - 1; i >= 0; i-- {
 			switch e := &kept[i]; {
 			case e.dir != nil:
 				w.stack = append(w.stack, walkTask{dir: e.dir})
-				pushed = true
+				pushed++
 			case e.job != nil:
 				w.stack = append(w.stack, walkTask{job: e.job})
-				pushed = true
+				pushed++
 			}
 		}
-		if pushed {
-			w.cond.Broadcast()
+		for range min(pushed, w.workers) {
+			w.cond.Signal() // wake only as many idle workers as can take the new tasks
 		}
 	}
 	w.mu.Unlock()
@@ -420,22 +423,4 @@ func walkLocal(ctx context.Context, root string, fn WalkFunc) error {
 		}
 		return nil
 	})
-}
-
-// readDirEntries lists dir: names and type bits (symbolic links not followed).
-func readDirEntries(dir string) ([]walkEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
-	if err != nil && len(des) == 0 {
-		return nil, err
-	}
-	out := make([]walkEntry, len(des))
-	for i, de := range des {
-		out[i] = walkEntry{name: de.Name(), typ: de.Type()}
-	}
-	return out, nil
 }

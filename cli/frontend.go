@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/atomic-cli/atomic/ext"
 	jsonmode "github.com/atomic-cli/atomic/mode/json"
@@ -31,6 +32,14 @@ type frontEnd interface {
 	extensionErrors(fallback func(*ext.Error)) func(*ext.Error)
 	// run runs the session until the front-end is done and returns the process exit code.
 	run(ctx context.Context, rt *session.Runtime, prompts []printmode.Prompt, o *Options) int
+}
+
+// stderrRouter is the optional capability of a front-end that owns the terminal: run gives it
+// atomic's stderr before anything else captures it, and writes to stderr from then on go to
+// the writer it returns, until release is called (run defers it, so the error run returns is
+// printed on the terminal).
+type stderrRouter interface {
+	routeStderr(stderr io.Writer) (w io.Writer, release func())
 }
 
 // chooseFrontEnd picks the front-end for the command line: --mode json or rpc, the interactive

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"path/filepath"
 
 	"github.com/atomic-cli/atomic/ext"
 	printmode "github.com/atomic-cli/atomic/mode/print"
@@ -14,7 +16,17 @@ import (
 // interactiveFront is the terminal UI (mode/tui), chosen for a terminal without -p or --mode:
 // `atomic`, `atomic "first prompt"`, -c, -r, -e. The prompts of the command line are sent one
 // after another once the screen is up.
-type interactiveFront struct{ screen *tui.UI }
+type interactiveFront struct {
+	screen *tui.UI
+	stderr *screenStderr // atomic's stderr, kept off the screen while it is up
+}
+
+// routeStderr implements stderrRouter: while the screen is up, stderr lines (warnings, the
+// extension host's output) are logged and shown as notifications instead of tearing the screen.
+func (f *interactiveFront) routeStderr(stderr io.Writer) (io.Writer, func()) {
+	f.stderr = &screenStderr{term: stderr}
+	return f.stderr, f.stderr.detach
+}
 
 // prompts returns the command line's prompts; none is fine (the user types them).
 func (*interactiveFront) prompts(o *Options) ([]printmode.Prompt, error) { return o.prompts() }
@@ -23,6 +35,10 @@ func (*interactiveFront) prompts(o *Options) ([]printmode.Prompt, error) { retur
 // setStatus, dialogs) are kept for the first frame.
 func (f *interactiveFront) start(o *Options) {
 	f.screen = tui.New(tui.Options{Version: version, AgentDir: o.agentDir(), In: o.Stdin, Out: o.Stdout})
+	if f.stderr != nil {
+		x := f.screen.ExtensionUI()
+		f.stderr.attach(filepath.Join(o.agentDir(), "logs", "stderr.log"), func(line string) { x.Notify(line, "warning") })
+	}
 }
 
 func (*interactiveFront) mode() string { return "interactive" }
@@ -61,5 +77,9 @@ func (f *interactiveFront) run(ctx context.Context, rt *session.Runtime, prompts
 	if s, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: o.agentDir(), Cwd: cwd, ProjectTrusted: trusted}); s.Theme != "" {
 		f.screen.SetTheme(s.Theme)
 	}
-	return f.screen.Run(ctx, rt)
+	code := f.screen.Run(ctx, rt)
+	if f.stderr != nil {
+		f.stderr.detach()
+	}
+	return code
 }

@@ -115,6 +115,11 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	if r, ok := front.(stderrRouter); ok {
+		var release func()
+		o.Stderr, release = r.routeStderr(o.Stderr) // before anything (the extension host) keeps o.Stderr
+		defer release()                             // errors returned from here on reach the terminal
+	}
 	if o.Thinking != "" && !llm.ValidThinkingLevel(o.Thinking) {
 		fmt.Fprintf(o.Stderr, "Warning: unknown thinking level %q (use %s); ignoring it\n", o.Thinking, strings.Join(llm.ThinkingLevels, ", "))
 		o.Thinking = ""

@@ -261,3 +261,52 @@ func TestE2EThemeFromSettings(t *testing.T) {
 		t.Fatalf("the custom theme's accent was not used")
 	}
 }
+
+// TestE2EExtensionOutputStaysOffTheScreen: what a TypeScript extension prints (console.error,
+// process.stdout.write, a child process with inherited stdio) while the screen is up never
+// reaches the terminal raw, which would tear the alternate screen: each line is shown as a
+// notification and kept in <agentDir>/logs/stderr.log, and the footer and editor stay intact.
+func TestE2EExtensionOutputStaysOffTheScreen(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "Done talking."}))
+	ext := filepath.Join(env.Work, "noisy.ts")
+	env.WriteFile(t, ext, `import { execSync } from "node:child_process";
+export default function (pi: any) {
+  pi.on("agent_start", () => {
+    console.error("NOISE-ONE from console.error");
+    process.stdout.write("NOISE-TWO from stdout\n");
+    execSync("echo NOISE-THREE from a child", { stdio: "inherit" });
+  });
+}
+`)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("fake-model")
+	term.Record()
+	term.Type("hello")
+	term.Press("enter")
+	term.WaitFor("Done talking.", "NOISE-ONE", "NOISE-TWO", "NOISE-THREE")
+	screen := term.Screen()
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if !strings.Contains(lines[len(lines)-1]+lines[len(lines)-2], "fake-model") {
+		t.Fatalf("the footer moved off the last rows:\n%s", screen)
+	}
+	// Raw output would be written as plain text right after a newline, outside any cursor
+	// positioning of the renderer; the notification is drawn by the renderer, styled.
+	if rec := string(term.Recorded()); strings.Contains(rec, "NOISE-TWO from stdout\n") || strings.Contains(rec, "NOISE-THREE from a child\n") {
+		t.Fatalf("extension output reached the terminal raw:\n%q", rec)
+	}
+	log, err := os.ReadFile(filepath.Join(env.Agent, "logs", "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"NOISE-ONE", "NOISE-TWO", "NOISE-THREE"} {
+		if !strings.Contains(string(log), want) {
+			t.Fatalf("the log file lacks %s:\n%s", want, log)
+		}
+	}
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+}

@@ -225,7 +225,7 @@ func run(o *Options) error {
 
 	// Long bash outputs spill into the session's private directory; old sessions' spills are
 	// reaped, and an in-memory session's are removed at exit (nobody can come back to them).
-	tool.ReapSpills("", tool.SpillMaxAge, time.Now())
+	reapSpillsDaily(time.Now())
 	spillDir, err := tool.SpillDir(st.SessionID())
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "Warning: %v; long bash outputs go to %s\n", err, os.TempDir())
@@ -298,6 +298,24 @@ func run(o *Options) error {
 		return exitError{code}
 	}
 	return nil
+}
+
+// reapSpillStamp names the file in tool.SpillRoot whose modification time is the last reaping.
+const reapSpillStamp = ".reaped"
+
+// reapSpillsDaily reaps old sessions' bash spill directories (tool.ReapSpills) at most once a
+// day: the reaping reads every session's directory, which would otherwise cost each start-up
+// time in proportion to the sessions of the last 30 days.
+func reapSpillsDaily(now time.Time) {
+	stamp := filepath.Join(tool.SpillRoot(), reapSpillStamp)
+	if fi, err := os.Stat(stamp); err == nil && now.Sub(fi.ModTime()) < 24*time.Hour {
+		return
+	}
+	tool.ReapSpills("", tool.SpillMaxAge, now)
+	if f, err := os.OpenFile(stamp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err == nil {
+		_ = f.Close()
+		_ = os.Chtimes(stamp, now, now)
+	}
 }
 
 // skipStartupLoadErrors passes extension errors to report, except load failures while starting

@@ -97,7 +97,8 @@ func (*rpcFront) prompts(o *Options) ([]printmode.Prompt, error) {
 	if len(o.Files) > 0 {
 		return nil, errors.New("@file arguments are not supported in RPC mode: send the text in a prompt command on stdin")
 	}
-	if len(o.Messages) > 0 {
+	// An argument after an extension flag may be its value: decided once extensions loaded.
+	if len(o.Messages) > len(flagCandidates(o.ExtensionFlags)) {
 		return nil, errors.New("messages are not taken as arguments in RPC mode: send them as prompt commands on stdin")
 	}
 	return nil, nil

@@ -242,6 +242,7 @@ func run(o *Options) error {
 	// are printed once, as the error (not also as extension errors).
 	var starting atomic.Bool
 	starting.Store(true)
+	var consumed []string // the arguments extension flags took as values
 	rt, err := session.NewRuntime(ctx, session.Options{
 		Store:          st,
 		Registry:       regOrNil(reg, o.Replay == ""),
@@ -267,14 +268,23 @@ func run(o *Options) error {
 		Retry:                   o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
 		Compaction:              compactionOptions(settings),
 		ExtensionHandlerTimeout: settings.ExtensionHandlerTimeout(),
+		// Extension flags are set before session_start, so pi.getFlag() there sees them.
+		BeforeStart: func(s *session.Session) error {
+			var err error
+			consumed, err = applyExtensionFlags(s.Runner(), o.ExtensionFlags)
+			return err
+		},
 	})
 	starting.Store(false)
 	if err != nil {
 		return err
 	}
-	if err := applyExtensionFlags(rt.Session().Runner(), o.ExtensionFlags); err != nil {
+	if len(consumed) > 0 {
+		prompts = dropConsumed(prompts, o.Messages, consumed)
+	}
+	if _, rpc := front.(*rpcFront); rpc && len(o.Messages) > len(consumed) {
 		rt.Shutdown(context.Background())
-		return err
+		return errors.New("messages are not taken as arguments in RPC mode: send them as prompt commands on stdin")
 	}
 	if pendingModel != "" {
 		if err := useModel(rt.Session(), reg, pendingModel, o.Provider, o.Thinking); err != nil {
@@ -666,6 +676,11 @@ func (o *Options) describe(s *session.Session) {
 type extensionFlag struct {
 	name, value string
 	hasValue    bool
+	// next is the argument after a --name without "=": the value of a string flag (the
+	// "--name value" form), else a message; which one is known once extensions registered the
+	// flag (applyExtensionFlags).
+	next    string
+	hasNext bool
 }
 
 // splitExtensionFlags removes unknown long options from args, up to "--".
@@ -679,7 +694,11 @@ func splitExtensionFlags(cmd interface{ Flags() *pflag.FlagSet }, args []string)
 		if strings.HasPrefix(a, "--") && len(a) > 2 {
 			name, value, has := strings.Cut(a[2:], "=")
 			if name != "help" && cmd.Flags().Lookup(name) == nil {
-				flags = append(flags, extensionFlag{name: name, value: value, hasValue: has})
+				f := extensionFlag{name: name, value: value, hasValue: has}
+				if !has && i+1 < len(args) && args[i+1] != "--" && !strings.HasPrefix(args[i+1], "-") && !strings.HasPrefix(args[i+1], "@") {
+					f.next, f.hasNext = args[i+1], true
+				}
+				flags = append(flags, f)
 				continue
 			}
 		}
@@ -689,17 +708,22 @@ func splitExtensionFlags(cmd interface{ Flags() *pflag.FlagSet }, args []string)
 }
 
 // applyExtensionFlags sets the registered extension flags; an unregistered one is an error.
-func applyExtensionFlags(r *ext.Runner, flags []extensionFlag) error {
+// consumed lists the arguments string flags took as their value ("--name value"), which are
+// then not messages.
+func applyExtensionFlags(r *ext.Runner, flags []extensionFlag) (consumed []string, err error) {
 	defs := r.Flags()
 	for _, f := range flags {
 		def, ok := defs[f.name]
 		if !ok {
-			return fmt.Errorf("unknown flag: --%s\nRun 'atomic --help' for usage.", f.name)
+			return consumed, fmt.Errorf("unknown flag: --%s\nRun 'atomic --help' for usage.", f.name)
 		}
 		var v any = true
 		switch {
+		case def.Type == "string" && !f.hasValue && f.hasNext:
+			v = f.next
+			consumed = append(consumed, f.next)
 		case def.Type == "string" && !f.hasValue:
-			return fmt.Errorf("flag --%s needs a value: --%s=<value>", f.name, f.name)
+			return consumed, fmt.Errorf("flag --%s needs a value: --%s <value> or --%s=<value>", f.name, f.name, f.name)
 		case def.Type == "string":
 			v = f.value
 		case f.hasValue:
@@ -708,14 +732,56 @@ func applyExtensionFlags(r *ext.Runner, flags []extensionFlag) error {
 			case "false", "0", "no":
 				v = false
 			default:
-				return fmt.Errorf("flag --%s is boolean: use --%s or --%s=false", f.name, f.name, f.name)
+				return consumed, fmt.Errorf("flag --%s is boolean: use --%s or --%s=false", f.name, f.name, f.name)
 			}
 		}
 		if err := r.SetFlag(f.name, v); err != nil {
-			return err
+			return consumed, err
 		}
 	}
-	return nil
+	return consumed, nil
+}
+
+// flagCandidates are the arguments that may be the value of an extension flag.
+func flagCandidates(flags []extensionFlag) []string {
+	var out []string
+	for _, f := range flags {
+		if f.hasNext {
+			out = append(out, f.next)
+		}
+	}
+	return out
+}
+
+// dropConsumed removes from prompts the messages extension flags took as values: msgs are the
+// message arguments prompts were made of (Options.prompts: the first one ends the first prompt,
+// each later one is its own prompt).
+func dropConsumed(prompts []printmode.Prompt, msgs, consumed []string) []printmode.Prompt {
+	drop := map[int]bool{}
+	for _, c := range consumed {
+		for i, m := range msgs {
+			if m == c && !drop[i] {
+				drop[i] = true
+				break
+			}
+		}
+	}
+	if len(drop) == 0 || len(prompts) == 0 {
+		return prompts
+	}
+	out := make([]printmode.Prompt, 0, len(prompts))
+	for i, p := range prompts {
+		if i == 0 && drop[0] {
+			p.Text = strings.TrimSuffix(p.Text, msgs[0])
+			if p.Text == "" && len(p.Images) == 0 {
+				continue
+			}
+		} else if i > 0 && drop[i] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // firstSpeakable returns a model whose API atomic speaks, to start a session on before

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -369,21 +368,19 @@ func (a *api) GetActiveTools() []string {
 
 func (a *api) GetAllTools() []ToolInfo { return a.runner.reg.allTools(a.runner.builtins()) }
 
+// SetActiveTools activates the named tools; names no tool has are ignored, as in pi.
 func (a *api) SetActiveTools(names []string) error {
 	known := map[string]bool{}
 	for _, t := range a.GetAllTools() {
 		known[t.Name] = true
 	}
-	var unknown []string
+	kept := make([]string, 0, len(names))
 	for _, n := range names {
-		if !known[n] {
-			unknown = append(unknown, n)
+		if known[n] {
+			kept = append(kept, n)
 		}
 	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return fmt.Errorf("setActiveTools: unknown tools: %s", strings.Join(unknown, ", "))
-	}
+	names = kept
 	a.runner.reg.setActive(names)
 	if h := a.runner.getHost(); h != nil {
 		h.ToolsChanged()

@@ -51,6 +51,12 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 		return nil, &ExtensionLoadError{Errs: s.loadErrs}
 	}
 	rt.cur = s
+	if o.BeforeStart != nil {
+		if err := o.BeforeStart(s); err != nil {
+			rt.Shutdown(context.Background())
+			return nil, err
+		}
+	}
 	s.Start(ctx, "startup", "")
 	return rt, nil
 }
@@ -205,6 +211,7 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	if reason == "reload" {
 		prevFile = ""
 	}
+	rt.beforeStart(s)
 	s.Start(ctx, reason, prevFile)
 	rt.announce(s, reason, prevFile)
 	return s, nil
@@ -231,6 +238,16 @@ func (rt *Runtime) serially(ctx context.Context, with func(context.Context, ext.
 	return false, with(ctx, s.commandContext(ctx))
 }
 
+// beforeStart runs Options.BeforeStart for a replacement session; its error is reported, the
+// replacement goes on.
+func (rt *Runtime) beforeStart(s *Session) {
+	if rt.base.BeforeStart != nil {
+		if err := rt.base.BeforeStart(s); err != nil {
+			s.onErr(err)
+		}
+	}
+}
+
 // restart rebuilds a runtime on the old session's store after a failed replacement.
 func (rt *Runtime) restart(ctx context.Context, old *Session) {
 	s, err := rt.build(old.store, old.Model(), old.ThinkingLevel())
@@ -241,6 +258,7 @@ func (rt *Runtime) restart(ctx context.Context, old *Session) {
 	rt.mu.Lock()
 	rt.cur = s
 	rt.mu.Unlock()
+	rt.beforeStart(s)
 	s.Start(ctx, "reload", "")
 	rt.announce(s, "reload", "")
 }

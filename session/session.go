@@ -74,6 +74,11 @@ type Options struct {
 	// (tool_call) blocks when its handlers have not answered within it plus a second (the
 	// extension host bounds each of its handlers by it exactly); 0 is ext.GuardTimeout.
 	ExtensionHandlerTimeout time.Duration
+	// BeforeStart, when set, runs once the extensions of a session (the first and every
+	// replacement) are loaded and before its session_start: the command line's extension flags
+	// are applied here, so pi.getFlag() in session_start sees them. An error stops NewRuntime
+	// (the runtime is shut down) or the replacement.
+	BeforeStart func(*Session) error
 }
 
 // Session is a live agent session.

@@ -986,8 +986,15 @@ func TestExtActiveTools(t *testing.T) {
 	if xtJoin(all) != "bash@builtin ; mine@go:ext-1 ; read@builtin" {
 		t.Fatalf("getAllTools %v", all)
 	}
-	if err := api.SetActiveTools([]string{"read", "ghost"}); err == nil || !strings.Contains(err.Error(), "ghost") {
+	// A name no tool has is ignored, as in pi: read alone is activated.
+	if err := api.SetActiveTools([]string{"read", "ghost"}); err != nil {
 		t.Fatalf("unknown tool name: %v", err)
+	}
+	if got := xtJoin(api.GetActiveTools()); got != "read" {
+		t.Fatalf("active after an unknown name: %q", got)
+	}
+	if err := api.SetActiveTools([]string{"read", "mine"}); err != nil {
+		t.Fatal(err)
 	}
 	h.mustPrompt("default")
 	if err := api.SetActiveTools([]string{"bash", "mine"}); err != nil {

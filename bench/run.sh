@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs atomic's benchmarks: the end-to-end ones of this package (start-up, a whole -p run, JSON
 # streaming, the interactive mode) and the micro-benchmarks beside the code (event JSON, session
-# load, providers, tools). Usage: bench/run.sh [-benchtime 50x]
+# load, providers, tools, the search matcher and walk). Usage: bench/run.sh [-benchtime 50x].
+# bench/search.sh times grep and find against ripgrep and fd on a large tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bt=${1:--benchtime=50x}
@@ -12,3 +13,4 @@ go test ./bench -run '^$' -bench 'Version|PrintRunOneBash|JSONModeDeltas' "$bt"
 go test ./bench -run '^$' -bench 'TUI|PrintStream2000' -benchtime 3x -timeout 900s
 go test ./store -run '^$' -bench 'Load100k|Append' -benchmem
 go test ./llm/... -run '^$' -bench . -benchmem
+go test ./tool -run '^$' -bench 'IgnoreMatch|Walk|Grep' -benchmem

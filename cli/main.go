@@ -81,7 +81,7 @@ var packageCommands = map[string]bool{
 // execute parses args into opts and runs atomic, returning the exit code.
 func execute(opts *Options, args []string) int {
 	if len(args) > 0 && packageCommands[args[0]] {
-		fmt.Fprintf(opts.Stderr, "Error: atomic %s: package commands (install, remove, uninstall, update, list, config) are not available yet; nothing was run.\nTo send a prompt that starts with %q, put it after --: atomic -p -- %s …\n", args[0], args[0], args[0])
+		fmt.Fprintf(opts.Stderr, "Error: atomic %s: package commands (install, remove, uninstall, update, list, config) are not available yet; nothing was run.\nTo send a prompt that starts with %q, put it after -- in quotes: atomic -p -- \"%s …\"\n", args[0], args[0], args[0])
 		return 1
 	}
 	cmd := newRootCmd(opts, run)

@@ -1,8 +1,12 @@
 package ext
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
-// order is the checklist of events.md §5: Table lists the events in this order.
+// order is the checklist of events.md §5: Table lists these events first, in this order. A
+// new event needs no entry here: rows not in the checklist follow it, in declaration order.
 var order = []string{
 	"project_trust", "session_directory", "resources_discover", "session_start", "session_info_changed",
 	"session_before_switch", "session_switch", "session_before_fork", "session_fork", "session_branch",
@@ -24,39 +28,48 @@ var order = []string{
 	"workflow_lifecycle", "workflow_activity_changed", "workflow_stage_completed", "workflow_heartbeat",
 }
 
-// Table is the event table: every event atomic knows, one row each, in the order of the
-// events.md §5 checklist (65 names; session_before_branch is an alias of session_before_fork,
-// so it has no row of its own). IDs are row indices.
-var Table = buildTable()
+// Table is the event table: every event atomic knows, one row each — the events.md §5
+// checklist first, in its order (65 names; session_before_branch is an alias of
+// session_before_fork, so it has no row of its own), then any other declared row. IDs are row
+// indices.
+var Table = buildTable(sessionRows, compactionRows, promptRows, agentRows, toolRows, modelRows, noticeRows)
 
-func buildTable() []Spec {
-	rows := map[string]Spec{}
-	for _, group := range [][]Spec{sessionRows, compactionRows, promptRows, agentRows, toolRows, modelRows, noticeRows} {
+// buildTable orders the declared row groups: checklist events first, in checklist order, then
+// the rest in declaration order. It panics on a duplicate row or a checklist event without one.
+func buildTable(groups ...[]Spec) []Spec {
+	var rows []Spec
+	declared := map[string]bool{}
+	for _, group := range groups {
 		for _, s := range group {
-			if _, dup := rows[s.Name]; dup {
+			if declared[s.Name] {
 				panic("ext: event declared twice: " + s.Name)
 			}
-			rows[s.Name] = s
+			declared[s.Name] = true
+			rows = append(rows, s)
 		}
 	}
-	out := make([]Spec, 0, len(order))
-	for _, name := range order {
-		s, ok := rows[name]
-		if !ok {
+	rank := make(map[string]int, len(order))
+	for i, name := range order {
+		if !declared[name] {
 			panic("ext: event in the checklist without a row: " + name)
 		}
-		out = append(out, s)
-		delete(rows, name)
+		rank[name] = i
 	}
-	for name := range rows {
-		panic("ext: event row missing from the checklist order: " + name)
-	}
-	return out
+	sort.SliceStable(rows, func(i, j int) bool {
+		ri, iListed := rank[rows[i].Name]
+		rj, jListed := rank[rows[j].Name]
+		if iListed && jListed {
+			return ri < rj
+		}
+		return iListed && !jListed
+	})
+	return rows
 }
 
+// mustID is the row index of the event name in Table; it panics for an undeclared name.
 func mustID(name string) EventID {
-	for i := range order {
-		if order[i] == name {
+	for i := range Table {
+		if Table[i].Name == name {
 			return EventID(i)
 		}
 	}

@@ -38,7 +38,7 @@ func (e *LockedError) Error() string {
 	if e.PID > 0 {
 		holder = "another atomic process (pid " + strconv.Itoa(e.PID) + ")"
 	}
-	return fmt.Sprintf("session file %s is in use by %s: one process writes a session at a time; wait for it to finish, or fork the session (--fork)", e.Path, holder)
+	return fmt.Sprintf("session file %s is in use by %s: one process writes a session at a time; wait for it to finish, or work on a copy of the file in another session", e.Path, holder)
 }
 
 // Is makes errors.Is(err, ErrLocked) true.

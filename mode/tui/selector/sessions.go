@@ -317,7 +317,7 @@ func (s *Sessions) Render(width int) []string {
 	if s.named {
 		filter = "Named"
 	}
-	right := scope + th.Muted("  "+filter+"  Sort: "+s.sortMode)
+	right := scope + th.Muted("  Show: "+filter+"  Sort: "+s.sortMode)
 	head := th.Accent(Bold(title))
 	if gap := width - ansi.StringWidth(title) - ansi.StringWidth(right); gap >= 2 {
 		head += strings.Repeat(" ", gap) + right

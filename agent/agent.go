@@ -596,12 +596,18 @@ func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Messag
 		}
 	}
 
+	sequential := cfg.Sequential
+	for _, r := range runs {
+		if s, ok := r.tool.(tool.Sequencer); ok && !r.done && s.Sequential() {
+			sequential = true // pi's executionMode "sequential"
+		}
+	}
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		if r.done {
 			continue
 		}
-		if cfg.Sequential {
+		if sequential {
 			a.execute(ctx, cfg, r)
 			continue
 		}

@@ -24,6 +24,9 @@ type ToolDefinition struct {
 	PromptGuidelines []string
 	// PrepareArguments rewrites raw arguments before validation (optional).
 	PrepareArguments func(args map[string]any) map[string]any
+	// Sequential is pi's executionMode "sequential": a batch holding a call of this tool runs
+	// its calls one at a time (tool.Sequencer).
+	Sequential bool
 	// Execute runs one call: c is a fresh ExtensionContext, onUpdate streams partial results, and
 	// ctx is cancelled on abort. Set Result.Terminate to end the batch.
 	Execute func(ctx context.Context, c Context, call tool.Call, onUpdate func(tool.Result)) (tool.Result, error)
@@ -387,6 +390,9 @@ func (t *extTool) Label() string {
 }
 func (t *extTool) PromptSnippet() string      { return t.def.PromptSnippet }
 func (t *extTool) PromptGuidelines() []string { return t.def.PromptGuidelines }
+// Sequential reports the definition's executionMode "sequential" (tool.Sequencer).
+func (t *extTool) Sequential() bool { return t.def.Sequential }
+
 func (t *extTool) PrepareArguments(args map[string]any) map[string]any {
 	if t.def.PrepareArguments == nil {
 		return args

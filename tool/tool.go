@@ -63,3 +63,10 @@ type Prompter interface {
 type ArgumentPreparer interface {
 	PrepareArguments(args map[string]any) map[string]any
 }
+
+// Sequencer is implemented by tools whose calls must not overlap (pi's executionMode
+// "sequential"): when Sequential reports true for a tool called in a batch, the agent runs the
+// whole batch one call at a time.
+type Sequencer interface {
+	Sequential() bool
+}

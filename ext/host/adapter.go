@@ -482,6 +482,7 @@ func (s *Supervisor) toolDefinition(g *generation, i int, spec protocol.ToolSpec
 	def := ext.ToolDefinition{
 		Name: spec.Name, Label: spec.Label, Description: spec.Description, Parameters: spec.Parameters,
 		PromptSnippet: spec.PromptSnippet, PromptGuidelines: spec.PromptGuidelines,
+		Sequential: spec.ExecutionMode == "sequential",
 		Execute: func(ctx context.Context, c ext.Context, call tool.Call, onUpdate func(tool.Result)) (tool.Result, error) {
 			p, err := s.ensure()
 			if err != nil {

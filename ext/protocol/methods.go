@@ -298,6 +298,8 @@ type ToolSpec struct {
 	PrepareArguments bool `json:"prepareArguments,omitempty"`
 	RenderCall       bool `json:"renderCall,omitempty"`
 	RenderResult     bool `json:"renderResult,omitempty"`
+	// ExecutionMode "sequential" runs a batch holding a call of this tool one call at a time.
+	ExecutionMode string `json:"executionMode,omitempty"`
 }
 
 // RegisterToolParams register (or replace, by name) a tool.

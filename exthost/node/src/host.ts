@@ -352,6 +352,7 @@ function toolWire(def: any): any {
 		prepareArguments: typeof def.prepareArguments === "function",
 		renderCall: typeof def.renderCall === "function",
 		renderResult: typeof def.renderResult === "function",
+		executionMode: def.executionMode === "sequential" ? "sequential" : undefined,
 	};
 }
 

@@ -390,6 +390,7 @@ func (t *extTool) Label() string {
 }
 func (t *extTool) PromptSnippet() string      { return t.def.PromptSnippet }
 func (t *extTool) PromptGuidelines() []string { return t.def.PromptGuidelines }
+
 // Sequential reports the definition's executionMode "sequential" (tool.Sequencer).
 func (t *extTool) Sequential() bool { return t.def.Sequential }
 

@@ -1,9 +1,7 @@
 package chat
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
 	"strings"
 	"testing"
 
@@ -13,8 +11,6 @@ import (
 	"github.com/atomic-cli/atomic/mode/tui/keys"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func newTestTranscript() *Transcript {
 	th := theme.Dark()
@@ -29,20 +25,7 @@ func golden(t *testing.T, name string, lines []string) {
 		b.WriteString(strings.TrimRight(ansi.Strip(l), " "))
 		b.WriteByte('\n')
 	}
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", name, b.String(), want)
-	}
+	tuitest.Golden(t, name, b.String())
 }
 
 func sampleTranscript() *Transcript {

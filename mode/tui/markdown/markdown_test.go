@@ -1,8 +1,7 @@
 package markdown
 
 import (
-	"flag"
-	"os"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
 	"strings"
 	"testing"
 
@@ -10,8 +9,6 @@ import (
 
 	"github.com/atomic-cli/atomic/mode/tui/theme"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 const sample = "# Title\n\nSome **bold**, *em*, `code` and a [link](https://x.dev) in a sentence long enough to wrap around.\n\n" +
 	"- one\n- two\n  - nested\n- [x] done\n\n1. first\n2. second\n\n> quoted *text*\n\n```go\nfunc main() { // hi\n\treturn \"s\"\n}\n```\n\n" +
@@ -27,20 +24,7 @@ func TestRenderGolden(t *testing.T) {
 		}
 		b.WriteString(ansi.Strip(l) + "\n")
 	}
-	path := "testdata/sample_40.golden"
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != string(want) {
-		t.Errorf("render differs:\n--- got\n%s--- want\n%s", b.String(), want)
-	}
+	tuitest.Golden(t, "sample_40.golden", b.String())
 }
 
 // TestStylesPerLine checks a style that wraps is re-opened on the next line and reset at the end

@@ -1,64 +1,24 @@
 package selector
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
 	"strings"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atomic-cli/atomic/mode/tui/slot"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // golden compares got (one rendered screen) with testdata/<name>.golden; -update rewrites it.
 // Trailing spaces are kept: the width contract is part of the picture.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden %s: %v (run go test -update)", path, err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
-	}
+	tuitest.Golden(t, name+".golden", got)
 }
 
 // key builds a key press from its Bubble Tea name ("enter", "down", "x").
-func key(s string) tea.KeyPressMsg {
-	switch s {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "shift+enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModShift}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	}
-	r := []rune(s)[0]
-	return tea.KeyPressMsg{Code: r, Text: s}
-}
+var key = tuitest.Key
 
 func typeText(s slot.Dialog, text string) {
 	for _, r := range text {

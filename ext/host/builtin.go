@@ -92,6 +92,15 @@ func (s *Supervisor) builtinExecute(ctx context.Context, p *process, id json.Raw
 // serveBuiltin runs a builtin.execute request on its own goroutine, cancellable by the host's
 // $/cancelRequest and ended when the process goes away.
 func (p *process) serveBuiltin(m *protocol.Message) {
+	p.serveCancellable(m, func(ctx context.Context) (any, error) {
+		return p.sup.builtinExecute(ctx, p, m.ID, m.Params)
+	})
+}
+
+// serveCancellable answers the host's request m with run's result, on its own goroutine. run's
+// context ends when the host cancels the request ($/cancelRequest, see cancelServed), when the
+// process goes away, or when run returns.
+func (p *process) serveCancellable(m *protocol.Message, run func(ctx context.Context) (any, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	key := idKey(m.ID)
 	p.mu.Lock()
@@ -114,7 +123,7 @@ func (p *process) serveBuiltin(m *protocol.Message) {
 			p.mu.Unlock()
 			cancel()
 		}()
-		res, err := p.sup.builtinExecute(ctx, p, m.ID, m.Params)
+		res, err := run(ctx)
 		_ = p.out.Reply(m.ID, res, err)
 	}()
 }

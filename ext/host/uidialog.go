@@ -23,31 +23,9 @@ func isDialog(method string) bool {
 // the dialog on screen with its default answer (tui.md §7.2). The dialog's own timeout bounds
 // it too.
 func (p *process) serveDialog(m *protocol.Message) {
-	ctx, cancel := context.WithCancel(context.Background())
-	key := idKey(m.ID)
-	p.mu.Lock()
-	if p.served == nil {
-		p.served = map[string]context.CancelFunc{}
-	}
-	p.served[key] = cancel
-	p.mu.Unlock()
-	go func() {
-		select {
-		case <-p.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	go func() {
-		defer func() {
-			p.mu.Lock()
-			delete(p.served, key)
-			p.mu.Unlock()
-			cancel()
-		}()
-		res, err := p.sup.dialog(ctx, p, m.Method, m.Params)
-		_ = p.out.Reply(m.ID, res, err)
-	}()
+	p.serveCancellable(m, func(ctx context.Context) (any, error) {
+		return p.sup.dialog(ctx, p, m.Method, m.Params)
+	})
 }
 
 // dialog runs one dialog method within parent (its cancellation and the request's timeout).

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -384,4 +385,71 @@ func DefaultProjectTrust(agentDir string) string {
 		return v
 	}
 	return "ask"
+}
+
+// maxSettingsFile bounds the settings.json read before SaveGlobalSetting rewrites it, in bytes.
+const maxSettingsFile = 4 << 20
+
+// SaveGlobalSetting sets one key of the global settings file <agentDir>/settings.json — a dotted
+// key ("compaction.enabled") sets a member of an object, creating the object — and rewrites the
+// file atomically (a temporary file renamed over it), keeping every other key, as pi's and
+// Atomic's settings managers do when the user changes a setting in the interactive mode. A file
+// that exists but is not a JSON object is left untouched and reported, so a hand-edited file
+// with a typo is never overwritten. Keys are written sorted, indented by two spaces.
+func SaveGlobalSetting(agentDir, key string, value any) error {
+	path := filepath.Join(agentDir, "settings.json")
+	m := map[string]any{}
+	mode := os.FileMode(0o644)
+	if f, err := os.Open(path); err == nil {
+		st, serr := f.Stat()
+		b, rerr := io.ReadAll(io.LimitReader(f, maxSettingsFile+1))
+		f.Close()
+		switch {
+		case serr != nil || rerr != nil:
+			return fmt.Errorf("settings: save %s in %s: %w", key, path, errors.Join(serr, rerr))
+		case len(b) > maxSettingsFile:
+			return fmt.Errorf("settings: save %s: %s is larger than %d bytes", key, path, maxSettingsFile)
+		}
+		mode = st.Mode().Perm()
+		if b = bytes.TrimSpace(bytes.TrimPrefix(b, utf8BOM)); len(b) > 0 {
+			if err := json.Unmarshal(b, &m); err != nil || m == nil {
+				return fmt.Errorf("settings: save %s: %s is not a JSON object (fix the file; it was left as it is): %v", key, path, err)
+			}
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("settings: save %s: %w", key, err)
+	}
+	parts := strings.Split(key, ".")
+	obj := m
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := obj[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			obj[p] = next
+		}
+		obj = next
+	}
+	obj[parts[len(parts)-1]] = value
+	out, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("settings: save %s: %w", key, err)
+	}
+	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+		return fmt.Errorf("settings: save %s: %w", key, err)
+	}
+	tmp, err := os.CreateTemp(agentDir, ".settings-*.json")
+	if err != nil {
+		return fmt.Errorf("settings: save %s: %w", key, err)
+	}
+	_, werr := tmp.Write(append(out, '\n'))
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("settings: save %s in %s: %w", key, path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("settings: save %s in %s: %w", key, path, err)
+	}
+	return nil
 }

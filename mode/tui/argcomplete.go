@@ -2,6 +2,7 @@ package tui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/atomic-cli/atomic/resource"
 
 	"github.com/atomic-cli/atomic/mode/tui/command"
 )
@@ -32,3 +33,14 @@ func (m *model) extArgCompletion(complete func(prefix string) []string, before, 
 
 // AgentDir is <agentDir> (the optional Host capability /trust uses to find trust.json).
 func (m *model) AgentDir() string { return m.opts.AgentDir }
+
+// saveSetting keeps a choice made with a key (model or thinking-level cycling) in the global
+// settings.json for the next run, as pi does; a failure is a warning notice.
+func (m *model) saveSetting(key string, v any) {
+	if m.opts.AgentDir == "" {
+		return
+	}
+	if err := resource.SaveGlobalSetting(m.opts.AgentDir, key, v); err != nil {
+		m.notice("warning", "Not saved for the next run: "+err.Error())
+	}
+}

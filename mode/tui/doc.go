@@ -78,6 +78,6 @@
 // from extensions are sent to the loop as messages; their dialogs block the extension, never the
 // UI. Nothing runs on a timer while idle: the spinner ticks only while the working line shows.
 //
-// tui imports session, ext, agent, llm, store and its subpackages; only the command line imports
+// tui imports session, ext, agent, llm, store, resource and its subpackages; only the command line imports
 // it.
 package tui

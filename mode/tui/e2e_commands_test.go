@@ -74,6 +74,15 @@ func TestE2EModelSwitch(t *testing.T) {
 	if m := requestModel(t, env, 0); m != "fake-large" {
 		t.Fatalf("the request went to %q, want fake-large", m)
 	}
+	// The pick is kept for the next run, beside the keys already there.
+	b, err := os.ReadFile(filepath.Join(env.Agent, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved map[string]any
+	if err := json.Unmarshal(b, &saved); err != nil || saved["defaultProvider"] != "fake" || saved["defaultModel"] != "fake-large" {
+		t.Fatalf("settings.json after /model: %s (%v)", b, err)
+	}
 	quit(t, term)
 }
 

@@ -157,6 +157,7 @@ func (m *model) appAction(a string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 			m.notice("info", "Current model does not support thinking")
 		default:
 			m.notice("info", "Thinking level: "+lvl)
+			m.saveSetting("defaultThinkingLevel", lvl)
 		}
 		m.footerCache = nil
 		return nil, true
@@ -177,6 +178,8 @@ func (m *model) appAction(a string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 				msg += " (thinking: " + c.ThinkingLevel + ")"
 			}
 			m.notice("info", msg)
+			m.saveSetting("defaultProvider", c.Model.Provider)
+			m.saveSetting("defaultModel", c.Model.ID)
 		}
 		m.footerCache = nil
 		return nil, true

@@ -48,6 +48,9 @@ func setModel(h Host, m *llm.Model) tea.Cmd {
 		return later(func(h Host) tea.Cmd {
 			h.Reload()
 			h.Notify("info", "Model: "+m.ID)
+			if warn := saveSettings(h, "defaultProvider", m.Provider, "defaultModel", m.ID); warn != "" {
+				h.Notify("warning", warn)
+			}
 			return nil
 		})
 	}

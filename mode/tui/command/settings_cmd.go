@@ -10,6 +10,7 @@ import (
 	"github.com/atomic-cli/atomic/mode/tui/keys"
 	"github.com/atomic-cli/atomic/mode/tui/selector"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
+	"github.com/atomic-cli/atomic/resource"
 )
 
 func init() {
@@ -20,7 +21,8 @@ func init() {
 }
 
 // runSettings is /settings: the settings that act on the running session and screen. Changes
-// apply at once to this run (atomic does not write settings.json yet).
+// apply at once and are saved in the global settings.json for the next run (saveSettings),
+// except "Expand tool output", which is this screen's only.
 func runSettings(h Host, _ string) tea.Cmd {
 	s := h.Runtime().Session()
 	bools := []string{"true", "false"}
@@ -39,22 +41,31 @@ func runSettings(h Host, _ string) tea.Cmd {
 	}
 	h.ShowDialog(selector.NewSettings(slotTheme(h), slotKeys(h), items, func(id, v string) (string, tea.Cmd, error) {
 		on := v == "true"
+		saved := func() { // the choice is live: keep it for the next run too
+			if warn := saveSettings(h, settingKeys[id], settingValue(id, v)); warn != "" {
+				h.Notify("warning", warn)
+			}
+		}
 		switch id {
 		case "autoCompact":
 			s.SetAutoCompaction(on)
 		case "autoRetry":
 			s.SetAutoRetry(on)
 		case "steeringMode":
-			return v, nil, s.SetSteeringMode(v)
+			if err := s.SetSteeringMode(v); err != nil {
+				return v, nil, err
+			}
 		case "followUpMode":
-			return v, nil, s.SetFollowUpMode(v)
+			if err := s.SetFollowUpMode(v); err != nil {
+				return v, nil, err
+			}
 		case "thinking":
 			// thinking_level_select handlers may take their time: off the UI goroutine.
 			return v, func() tea.Msg {
 				if err := s.SetThinkingLevel(v); err != nil {
 					return notify("error", "Thinking level: "+err.Error())
 				}
-				return later(func(h Host) tea.Cmd { h.Reload(); return nil })
+				return later(func(h Host) tea.Cmd { saved(); h.Reload(); return nil })
 			}, nil
 		case "theme":
 			if v == "light" {
@@ -64,10 +75,26 @@ func runSettings(h Host, _ string) tea.Cmd {
 			}
 		case "toolsExpanded":
 			h.SetToolsExpanded(on)
+			return v, nil, nil
 		}
+		saved()
 		return v, nil, nil
 	}, nil))
 	return nil
+}
+
+// settingKeys are the settings.json keys of the /settings items that are saved.
+var settingKeys = map[string]string{
+	"autoCompact": "compaction.enabled", "autoRetry": "retry.enabled", "steeringMode": "steeringMode",
+	"followUpMode": "followUpMode", "thinking": "defaultThinkingLevel", "theme": "theme",
+}
+
+// settingValue is the JSON value of a /settings item's choice (booleans for the switches).
+func settingValue(id, v string) any {
+	if id == "autoCompact" || id == "autoRetry" {
+		return v == "true"
+	}
+	return v
 }
 
 // hotkeyGroups are the sections of /hotkeys (tui.md §2.1): the action ids each lists.
@@ -115,4 +142,22 @@ func runHotkeys(h Host, _ string) tea.Cmd {
 	}
 	h.Notify("info", strings.TrimRight(b.String(), "\n"))
 	return nil
+}
+
+// saveSettings writes the user's choice to the global settings.json so the next run starts with
+// it, as pi and Atomic do for choices made in the interactive mode (defaultProvider/defaultModel,
+// defaultThinkingLevel, theme, compaction.enabled, retry.enabled, steeringMode, followUpMode). A
+// host without an agent dir saves nothing; a failure is a warning notice, the live change stays.
+// It returns the notice to show, or "" when every key was saved.
+func saveSettings(h Host, kv ...any) string {
+	ad, ok := h.(agentDirHost)
+	if !ok || ad.AgentDir() == "" {
+		return ""
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if err := resource.SaveGlobalSetting(ad.AgentDir(), kv[i].(string), kv[i+1]); err != nil {
+			return "Not saved for the next run: " + err.Error()
+		}
+	}
+	return ""
 }

@@ -3,6 +3,7 @@
 # streaming, the interactive mode) and the micro-benchmarks beside the code (event JSON, session
 # load, providers, tools, the search matcher and walk). Usage: bench/run.sh [-benchtime 50x].
 # bench/search.sh times grep and find against ripgrep and fd on a large tree.
+# bench/tui-vs-pi.sh runs the interactive mode side by side with pi 0.73.1 in tmux.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bt=${1:--benchtime=50x}

@@ -267,6 +267,8 @@ func run(o *Options) error {
 		SystemPromptBuilder:     func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 		Retry:                   o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
 		Compaction:              compactionOptions(settings),
+		SteeringMode:            settings.SteeringMode,
+		FollowUpMode:            settings.FollowUpMode,
 		ExtensionHandlerTimeout: settings.ExtensionHandlerTimeout(),
 		// Extension flags are set before session_start, so pi.getFlag() there sees them.
 		BeforeStart: func(s *session.Session) error {

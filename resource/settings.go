@@ -48,6 +48,11 @@ type Settings struct {
 	// <agentDir>/themes (tui.md §5.1).
 	Theme string `json:"theme,omitempty"`
 
+	// SteeringMode and FollowUpMode are "one-at-a-time" (default) or "all": how many queued
+	// steering / follow-up messages are delivered at once (pi's keys; "" keeps the default).
+	SteeringMode string `json:"steeringMode,omitempty"`
+	FollowUpMode string `json:"followUpMode,omitempty"`
+
 	// DefaultProjectTrust is "ask" (default), "always" or "never"; read from the global file only.
 	DefaultProjectTrust string `json:"defaultProjectTrust,omitempty"`
 
@@ -178,6 +183,8 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 	}
 	d.str("defaultProjectTrust", &s.DefaultProjectTrust)
 	d.str("theme", &s.Theme)
+	d.str("steeringMode", &s.SteeringMode)
+	d.str("followUpMode", &s.FollowUpMode)
 	if v := s.DefaultProjectTrust; v != "" && v != "ask" && v != "always" && v != "never" {
 		warnings = append(warnings, fmt.Errorf("%s: defaultProjectTrust: %q is not ask, always or never; using ask", file("defaultProjectTrust"), v))
 		s.DefaultProjectTrust = ""

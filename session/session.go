@@ -68,6 +68,10 @@ type Options struct {
 	ProjectUntrusted bool
 	// Retry configures automatic retry and fallback models (retry.go); the zero value is off.
 	Retry RetryOptions
+	// SteeringMode and FollowUpMode are the queue delivery modes ("one-at-a-time" or "all";
+	// settings.json steeringMode/followUpMode); "" keeps one-at-a-time. A bad value is reported
+	// through OnError and ignored.
+	SteeringMode, FollowUpMode string
 	// Compaction configures compaction triggers and defaults (compaction.go); zero: defaults.
 	Compaction CompactionSettings
 	// ExtensionHandlerTimeout is settings.json extensionHandlerTimeoutMs: a fail-closed event
@@ -197,6 +201,17 @@ func newSession(o Options, st *stream) (*Session, error) {
 	if len(sc.Messages) == 0 || sc.ThinkingLevel != thinking {
 		if _, err := o.Store.AppendThinkingLevelChange(thinking); err != nil {
 			return nil, fmt.Errorf("session: record thinking level: %w", err)
+		}
+	}
+	for _, q := range []struct {
+		key, v string
+		set    func(string) error
+	}{{"steeringMode", o.SteeringMode, s.SetSteeringMode}, {"followUpMode", o.FollowUpMode, s.SetFollowUpMode}} {
+		if q.v == "" {
+			continue
+		}
+		if err := q.set(q.v); err != nil {
+			o.OnError(fmt.Errorf("settings %s: %w", q.key, err))
 		}
 	}
 	s.agent.Subscribe(s.onLoop)

@@ -235,6 +235,7 @@ func run(o *Options) error {
 		defer tool.RemoveSpillDir(st.SessionID())
 	}
 	active, all := o.tools(cwd, spillDir, resizer)
+	o.loadResources(agentDir, cwd, settings) // skills and prompt templates (resources.go)
 	ctx, received, stop := signalContext()
 	defer stop()
 	front.start(o)
@@ -244,21 +245,23 @@ func run(o *Options) error {
 	starting.Store(true)
 	var consumed []string // the arguments extension flags took as values
 	rt, err := session.NewRuntime(ctx, session.Options{
-		Store:          st,
-		Registry:       regOrNil(reg, o.Replay == ""),
-		Model:          mdl,
-		ThinkingLevel:  thinking,
-		Tools:          active,
-		AllBuiltins:    all,
-		SystemPrompt:   o.systemPrompt(agentDir, cwd, active),
-		HTTPClient:     httpClient,
-		ImageResizer:   resizer,
-		OnError:        func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
-		Extensions:     extFactories,
-		ExtensionPaths: extPaths,
-		Mode:           front.mode(),
-		UI:             front.ui(),
-		Cwd:            cwd,
+		Store:           st,
+		Registry:        regOrNil(reg, o.Replay == ""),
+		Model:           mdl,
+		ThinkingLevel:   thinking,
+		Tools:           active,
+		AllBuiltins:     all,
+		SystemPrompt:    o.systemPrompt(agentDir, cwd, active),
+		HTTPClient:      httpClient,
+		ImageResizer:    resizer,
+		OnError:         func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
+		Extensions:      extFactories,
+		ExtensionPaths:  extPaths,
+		Mode:            front.mode(),
+		UI:              front.ui(),
+		Cwd:             cwd,
+		Skills:          o.skills,
+		PromptTemplates: o.templates,
 		// The trust decision startScriptExtensions made (trust.go).
 		ProjectUntrusted: !o.projectTrusted(agentDir, cwd, nil).trusted,
 		OnExtensionError: skipStartupLoadErrors(&starting, front.extensionErrors(func(e *ext.Error) {
@@ -610,6 +613,7 @@ func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
 		files = resource.LoadContextFiles(agentDir, cwd, o.projectTrusted(agentDir, cwd, nil).trusted)
 	}
 	return resource.BuildSystemPrompt(resource.PromptOptions{
+		Skills:       o.skills,
 		CustomPrompt: resource.ReadTextOrFile(o.SystemPrompt),
 		AppendPrompt: strings.Join(appendParts, "\n\n"),
 		Tools:        pts,
@@ -639,6 +643,8 @@ func regOrNil(reg *model.Registry, use bool) *model.Registry {
 var shortAliases = map[string]string{
 	"-nc": "--no-context-files",
 	"-nt": "--no-tools",
+	"-ns": "--no-skills",
+	"-np": "--no-prompt-templates",
 	"-ne": "--no-extensions", // extensions.go
 	"-na": "--no-approve",    // extensions.go
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/resource"
 	"golang.org/x/term"
 )
 
@@ -34,10 +35,18 @@ type Options struct {
 	Tools              string
 	NoTools            bool
 	NoContextFiles     bool
-	Version            bool
-	Offline            bool
-	Verbose            bool
-	Replay             string
+	// Skills and templates (config-and-resources.md §10–11): --skill, --no-skills,
+	// --prompt-template, --no-prompt-templates (resources.go).
+	SkillPaths        []string
+	NoSkills          bool
+	TemplatePaths     []string
+	NoPromptTemplates bool
+	skills            []resource.Skill          // discovered by loadResources
+	templates         []resource.PromptTemplate // discovered by loadResources
+	Version           bool
+	Offline           bool
+	Verbose           bool
+	Replay            string
 	// Export is --export <session.jsonl>: write the session as HTML and exit (export.go).
 	Export string
 
@@ -113,6 +122,10 @@ Examples:
 	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls)")
 	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools (also -nt)")
 	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md (also -nc)")
+	f.StringArrayVar(&opts.SkillPaths, "skill", nil, "load a skill file or directory (repeatable; also with --no-skills)")
+	f.BoolVar(&opts.NoSkills, "no-skills", false, "do not discover skills (also -ns)")
+	f.StringArrayVar(&opts.TemplatePaths, "prompt-template", nil, "load a prompt template file or directory (repeatable)")
+	f.BoolVar(&opts.NoPromptTemplates, "no-prompt-templates", false, "do not discover prompt templates (also -np)")
 	f.BoolVar(&opts.Offline, "offline", false, "no start-up network operations (atomic makes none; accepted for compatibility)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
 	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")

@@ -95,6 +95,8 @@ type Command struct {
 type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	// ArgumentHint is a prompt template's `argument-hint` (Atomic); empty for other commands.
+	ArgumentHint string `json:"argumentHint,omitempty"`
 	// HasArgumentCompletions is true when the command completes its arguments (Atomic's
 	// RpcSlashCommand, rpc-and-json.md §3; the TUI's autocomplete asks only these).
 	HasArgumentCompletions bool       `json:"hasArgumentCompletions,omitempty"`
@@ -102,9 +104,15 @@ type CommandInfo struct {
 	SourceInfo             SourceInfo `json:"sourceInfo"`
 }
 
-// SourceInfo says which extension registered something.
+// SourceInfo says where a command comes from: the extension that registered it, or the file of a
+// prompt template or skill. Source ("auto", "local", "cli"), Scope ("user", "project",
+// "temporary") and BaseDir follow pi's sourceInfo; they are empty for extension commands.
 type SourceInfo struct {
-	Path string `json:"path"`
+	Path    string `json:"path"`
+	Source  string `json:"source,omitempty"`
+	Scope   string `json:"scope,omitempty"`
+	Origin  string `json:"origin,omitempty"`
+	BaseDir string `json:"baseDir,omitempty"`
 }
 
 // Shortcut is a key binding (registerShortcut).

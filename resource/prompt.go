@@ -22,8 +22,10 @@ type PromptOptions struct {
 	AppendPrompt string
 	Tools        []PromptTool
 	ContextFiles []ContextFile
-	Cwd          string
-	Now          time.Time
+	// Skills are listed in an <available_skills> section when a tool named "read" is in Tools.
+	Skills []Skill
+	Cwd    string
+	Now    time.Time
 }
 
 // BuildSystemPrompt assembles the system prompt (config-and-resources.md §12): the base text (the
@@ -49,6 +51,12 @@ func BuildSystemPrompt(o PromptOptions) string {
 			b.WriteString("\n\n")
 			b.WriteString(strings.TrimRight(f.Content, "\n"))
 			b.WriteString("\n")
+		}
+	}
+	for _, t := range o.Tools {
+		if t.Name == "read" {
+			b.WriteString(FormatSkillsForPrompt(o.Skills))
+			break
 		}
 	}
 	now := o.Now

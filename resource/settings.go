@@ -53,6 +53,11 @@ type Settings struct {
 	SteeringMode string `json:"steeringMode,omitempty"`
 	FollowUpMode string `json:"followUpMode,omitempty"`
 
+	// Skills and Prompts are the settings `skills` and `prompts` entries: extra skill and
+	// prompt-template files or directories (config-and-resources.md §10–11).
+	Skills  []string `json:"skills,omitempty"`
+	Prompts []string `json:"prompts,omitempty"`
+
 	// DefaultProjectTrust is "ask" (default), "always" or "never"; read from the global file only.
 	DefaultProjectTrust string `json:"defaultProjectTrust,omitempty"`
 
@@ -174,6 +179,8 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 	d.integer("httpIdleTimeoutMs", &s.HTTPIdleTimeoutMs)
 	d.strings("retry.fallbackModels", &s.FallbackModels)
 	d.strings("fallbackModels", &s.FallbackModels)
+	d.strings("skills", &s.Skills)
+	d.strings("prompts", &s.Prompts)
 	d.boolean("images.autoResize", &s.Images.AutoResize)
 	d.boolean("images.blockImages", &s.Images.BlockImages)
 	d.integer("extensionHandlerTimeoutMs", &s.ExtensionHandlerTimeoutMs)

@@ -169,6 +169,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 		}
 		text, images = out.Text, out.Images
 	}
+	text = s.expandResources(text) // /skill:name and /template (resources.go), after input as in pi
 	// A compaction outside a run (manual, or before another prompt) finishes first: the prompt
 	// then runs on the compacted context, not beside the planner request. During a run's own
 	// (mid-turn) compaction the agent is running and the prompt is queued below as before.

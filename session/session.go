@@ -13,6 +13,7 @@ import (
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/resource"
 	"github.com/atomic-cli/atomic/store"
 	"github.com/atomic-cli/atomic/tool"
 )
@@ -63,6 +64,11 @@ type Options struct {
 	SystemPromptBuilder func(tools []tool.Tool) string
 	// Cwd is the working directory; "" is the store's cwd.
 	Cwd string
+	// Skills are the skills `/skill:name args` expands and get_commands lists
+	// (config-and-resources.md §10); the caller discovers them (resource.DiscoverSkills).
+	Skills []resource.Skill
+	// PromptTemplates are the templates `/name args` expands and get_commands lists (§11).
+	PromptTemplates []resource.PromptTemplate
 	// ProjectUntrusted says the project in Cwd is not trusted (config-and-resources.md §6):
 	// ctx.isProjectTrusted() reports false. The zero value trusts it, as pi does.
 	ProjectUntrusted bool
@@ -270,11 +276,13 @@ func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
 
 // Steer queues a message for delivery before the next provider request of the active run.
 func (s *Session) Steer(text string, images []llm.Content) {
+	text = s.expandResources(text)
 	s.agent.Steer(llm.UserText(text, images, s.now().UnixMilli()))
 }
 
 // FollowUp queues a message for delivery when the active run would otherwise stop.
 func (s *Session) FollowUp(text string, images []llm.Content) {
+	text = s.expandResources(text)
 	s.agent.FollowUp(llm.UserText(text, images, s.now().UnixMilli()))
 }
 

@@ -178,11 +178,8 @@ func init() {
 			return result{err: rt.Session().InvokeShortcut(ctx, c.params.(*shortcutParams).Key)}
 		},
 		"get_commands": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
-			cmds := rt.Session().Runner().Commands()
-			if cmds == nil {
-				cmds = []ext.CommandInfo{}
-			}
-			return result{data: map[string]any{"commands": cmds}}
+			// Extension commands, then prompt templates, then skills (session.SlashCommands).
+			return result{data: map[string]any{"commands": rt.Session().SlashCommands()}}
 		},
 		"get_command_completions": handleCompletions,
 	}

@@ -75,13 +75,17 @@ func (m *model) slashCompletion(prefix string) *completion {
 		}
 		items = append(items, command.Completion{Value: c.Name, Label: "/" + c.Name, Description: d})
 	}
-	for _, c := range m.rt.Session().Runner().Commands() {
+	// Extension commands, prompt templates and skills: the registry RPC get_commands lists.
+	for _, c := range m.rt.Session().SlashCommands() {
 		if _, builtin := m.cmds.Lookup(c.Name); builtin {
 			continue
 		}
 		d := c.Description
+		if c.ArgumentHint != "" {
+			d = c.ArgumentHint + " — " + d
+		}
 		if d == "" {
-			d = "(extension command)"
+			d = "(" + c.Source + " command)"
 		}
 		items = append(items, command.Completion{Value: c.Name, Label: "/" + c.Name, Description: d})
 	}

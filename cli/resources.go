@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/atomic-cli/atomic/resource"
+)
+
+// loadResources discovers the skills and prompt templates of this run (config-and-resources.md
+// §10–11) into o.skills and o.templates, printing their warnings. Project directories are read
+// only when the project is trusted; settings entries that are relative resolve against the agent
+// directory.
+func (o *Options) loadResources(agentDir, cwd string, settings resource.Settings) {
+	trusted := o.projectTrusted(agentDir, cwd, nil).trusted
+	home, _ := os.UserHomeDir()
+	rel := func(ps []string) []string {
+		var out []string
+		for _, p := range ps {
+			if p != "" && p[0] != '~' && !filepath.IsAbs(p) {
+				p = filepath.Join(agentDir, p)
+			}
+			out = append(out, p)
+		}
+		return out
+	}
+	skills, warns := resource.DiscoverSkills(resource.SkillOptions{
+		AgentDir: agentDir, Home: home, Cwd: cwd, ProjectTrusted: trusted,
+		NoSkills: o.NoSkills, Settings: rel(settings.Skills), Paths: o.SkillPaths,
+	})
+	templates, twarns := resource.DiscoverPromptTemplates(resource.TemplateOptions{
+		AgentDir: agentDir, Home: home, Cwd: cwd, ProjectTrusted: trusted,
+		NoTemplates: o.NoPromptTemplates, Settings: rel(settings.Prompts), Paths: o.TemplatePaths,
+	})
+	for _, w := range append(warns, twarns...) {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+	}
+	o.skills, o.templates = skills, templates
+}

@@ -1,0 +1,54 @@
+package session
+
+import (
+	"path/filepath"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/resource"
+)
+
+// expandResources expands `/skill:name args` and then `/template args` in a prompt, steer or
+// follow-up text (config-and-resources.md §10–11), once, after the input event as pi does. An
+// extension command of the same name never gets here (PromptWith runs it first). A skill file
+// that cannot be read is reported as an extension error (event skill_expansion) and the text
+// goes on unchanged.
+func (s *Session) expandResources(text string) string {
+	if len(text) < 2 || text[0] != '/' {
+		return text
+	}
+	out, _, err := resource.ExpandSkill(text, s.opts.Skills)
+	if err != nil && s.opts.OnExtensionError != nil {
+		s.opts.OnExtensionError(&ext.Error{ExtensionPath: "skill", Event: "skill_expansion", Err: err, Message: err.Error()})
+	}
+	out, _ = resource.ExpandTemplate(out, s.opts.PromptTemplates)
+	return out
+}
+
+// SlashCommands lists what a `/` can invoke besides the front-end's own commands, in pi's
+// get_commands order: extension commands, then prompt templates (source "prompt"), then skills
+// (source "skill", named "skill:<name>"), each with its sourceInfo. A template whose name an
+// extension command takes is left out (the command wins).
+func (s *Session) SlashCommands() []ext.CommandInfo {
+	out := []ext.CommandInfo{}
+	taken := map[string]bool{}
+	for _, c := range s.runner.Commands() {
+		taken[c.Name] = true
+		out = append(out, c)
+	}
+	for _, t := range s.opts.PromptTemplates {
+		if taken[t.Name] {
+			continue
+		}
+		out = append(out, ext.CommandInfo{
+			Name: t.Name, Description: t.Description, ArgumentHint: t.ArgumentHint, Source: "prompt",
+			SourceInfo: ext.SourceInfo{Path: t.FilePath, Source: t.Origin.Source, Scope: t.Origin.Scope, Origin: "top-level", BaseDir: filepath.Dir(t.FilePath)},
+		})
+	}
+	for _, sk := range s.opts.Skills {
+		out = append(out, ext.CommandInfo{
+			Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill",
+			SourceInfo: ext.SourceInfo{Path: sk.FilePath, Source: sk.Origin.Source, Scope: sk.Origin.Scope, Origin: "top-level", BaseDir: sk.BaseDir},
+		})
+	}
+	return out
+}

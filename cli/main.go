@@ -262,6 +262,10 @@ func run(o *Options) error {
 		Cwd:             cwd,
 		Skills:          o.skills,
 		PromptTemplates: o.templates,
+		ReloadResources: func() ([]resource.Skill, []resource.PromptTemplate) {
+			o.loadResources(agentDir, cwd, settings)
+			return o.skills, o.templates
+		},
 		// The trust decision startScriptExtensions made (trust.go).
 		ProjectUntrusted: !o.projectTrusted(agentDir, cwd, nil).trusted,
 		OnExtensionError: skipStartupLoadErrors(&starting, front.extensionErrors(func(e *ext.Error) {

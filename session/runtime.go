@@ -379,10 +379,24 @@ func (rt *Runtime) fork(ctx context.Context, entryID, pos string) (*Session, boo
 // Reload re-runs the extensions on the same session (ctx.reload, /reload).
 func (rt *Runtime) Reload(ctx context.Context) error {
 	_, err := rt.serially(ctx, nil, func() (*Session, bool, error) {
+		rt.reloadResources()
 		s, err := rt.replace(ctx, "reload", "", func(old *Session) (*store.Session, error) { return old.store, nil }, nil)
 		return s, false, err
 	})
 	return err
+}
+
+// reloadResources re-discovers skills and prompt templates for the next session (Options.
+// ReloadResources) and rebuilds the base system prompt that lists them. It runs inside
+// rt.serially, before the replacement is built from rt.base.
+func (rt *Runtime) reloadResources() {
+	if rt.base.ReloadResources == nil {
+		return
+	}
+	rt.base.Skills, rt.base.PromptTemplates = rt.base.ReloadResources()
+	if rt.base.SystemPromptBuilder != nil {
+		rt.base.SystemPrompt = rt.base.SystemPromptBuilder(rt.base.Tools)
+	}
 }
 
 // NavigateTree moves the leaf to targetID in place (ctx.navigateTree, /tree): session_before_tree

@@ -69,6 +69,9 @@ type Options struct {
 	Skills []resource.Skill
 	// PromptTemplates are the templates `/name args` expands and get_commands lists (§11).
 	PromptTemplates []resource.PromptTemplate
+	// ReloadResources, when set, discovers the skills and templates again on Runtime.Reload
+	// (/reload); the system prompt is then rebuilt with SystemPromptBuilder.
+	ReloadResources func() ([]resource.Skill, []resource.PromptTemplate)
 	// ProjectUntrusted says the project in Cwd is not trusted (config-and-resources.md §6):
 	// ctx.isProjectTrusted() reports false. The zero value trusts it, as pi does.
 	ProjectUntrusted bool

@@ -257,10 +257,10 @@ func loadSkill(path string, source Origin) (*Skill, []error) {
 
 // ParseFrontmatter splits a markdown file into its YAML frontmatter (between leading "---"
 // lines; only flat `key: value` pairs with optional quotes are read, nested values are skipped)
-// and the body after it. A file without frontmatter has an empty map and the whole text as body.
+// and the body after it, trimmed. A file without frontmatter has an empty map and the whole text as body.
 func ParseFrontmatter(content string) (map[string]string, string) {
 	fm := map[string]string{}
-	text := strings.ReplaceAll(content, "\r\n", "\n")
+	text := strings.ReplaceAll(strings.ReplaceAll(content, "\r\n", "\n"), "\r", "\n")
 	if !strings.HasPrefix(text, "---\n") {
 		return fm, text
 	}
@@ -270,12 +270,7 @@ func ParseFrontmatter(content string) (map[string]string, string) {
 		return fm, text
 	}
 	head := rest[:end]
-	body := rest[end+4:]
-	if i := strings.IndexByte(body, '\n'); i >= 0 {
-		body = body[i+1:]
-	} else {
-		body = ""
-	}
+	body := strings.TrimSpace(rest[end+4:]) // trimmed, as pi does when there is frontmatter
 	lines := strings.Split(head, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]

@@ -1,0 +1,123 @@
+package pi
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+)
+
+// sent returns the system prompt and the last user message text of an openai-completions request.
+func sent(t *testing.T, body []byte) (system, user string) {
+	t.Helper()
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		t.Fatalf("request body: %v", err)
+	}
+	text := func(raw json.RawMessage) string {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		var parts []struct {
+			Text string `json:"text"`
+		}
+		json.Unmarshal(raw, &parts)
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case "system", "developer":
+			system = text(m.Content)
+		case "user":
+			user = text(m.Content)
+		}
+	}
+	return system, user
+}
+
+// skillsSection is the <available_skills> part of a system prompt, with its preamble.
+func skillsSection(s string) string {
+	i := strings.Index(s, "The following skills provide")
+	j := strings.Index(s, "</available_skills>")
+	if i < 0 || j < i {
+		return ""
+	}
+	return s[i : j+len("</available_skills>")]
+}
+
+// TestSkillsAndTemplatesSendTheSameAsPi runs pi 0.73.1 and atomic on one agent directory holding
+// a skill and a prompt template, and compares what each sends the provider: the expansion of
+// `/skill:greeter Bob`, the <available_skills> section of the system prompt, and a template
+// expanded with quoted arguments (config-and-resources.md §10–11; issue 15 acceptance).
+func TestSkillsAndTemplatesSendTheSameAsPi(t *testing.T) {
+	cli := piCLI(t)
+	bin := buildAtomic(t)
+	work := t.TempDir()
+	srv := fakellm.New(fakellm.Script{Turns: []fakellm.Turn{{Text: "ok"}, {Text: "ok"}, {Text: "ok"}, {Text: "ok"}}})
+	defer srv.Close()
+	dir := agentDir(t, srv)
+	for path, content := range map[string]string{
+		"skills/greeter/SKILL.md": "---\nname: greeter\ndescription: Greets people & \"friends\"\n---\n\nGreet the person warmly by name.\n",
+		"skills/hidden/SKILL.md":  "---\nname: hidden\ndescription: only by command\ndisable-model-invocation: true\n---\nHidden.\n",
+		"prompts/review.md":       "---\ndescription: Review a file\n---\nReview $1; manner: ${@:2}; all: $ARGUMENTS; $9.\n",
+	} {
+		p := filepath.Join(dir, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(name string, args ...string) (system, user string) {
+		t.Helper()
+		n := len(srv.Requests())
+		var cmd *exec.Cmd
+		if name == "pi" {
+			cmd = exec.Command("node", append([]string{cli, "--no-session", "--provider", "fakellm", "--model", "fake-model"}, args...)...)
+			cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+dir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1")
+		} else {
+			cmd = exec.Command(bin, append([]string{"--no-session", "-na"}, args...)...)
+			cmd.Env = append(os.Environ(), "ATOMIC_CODING_AGENT_DIR="+dir)
+		}
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != n+1 {
+			t.Fatalf("%s %v made %d requests, want 1", name, args, len(reqs)-n)
+		}
+		return sent(t, reqs[n].Body)
+	}
+	piSys, piUser := run("pi", "-p", "/skill:greeter Bob")
+	atSys, atUser := run("atomic", "-p", "/skill:greeter Bob")
+	if atUser != piUser {
+		t.Errorf("/skill:greeter Bob:\natomic sends %q\npi sends     %q", atUser, piUser)
+	}
+	if ps, as := skillsSection(piSys), skillsSection(atSys); ps == "" || as != ps {
+		t.Errorf("skills section:\natomic %q\npi     %q", as, ps)
+	}
+	if strings.Contains(atSys, "hidden") {
+		t.Errorf("atomic lists the disable-model-invocation skill")
+	}
+	_, piUser = run("pi", "-p", `/review "src/main.go" carefully "and quickly"`)
+	_, atUser = run("atomic", "-p", `/review "src/main.go" carefully "and quickly"`)
+	if atUser != piUser || !strings.Contains(atUser, "Review src/main.go") {
+		t.Errorf("template:\natomic sends %q\npi sends     %q", atUser, piUser)
+	}
+}

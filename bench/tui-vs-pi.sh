@@ -161,6 +161,33 @@ run_long() {
 	kill "$fake_pid"
 }
 
+# run_floor: the same launch and polling path around a program that prints the footer text at once
+# and sleeps; its first frame is tmux's and the poll's share of the numbers above.
+run_floor() {
+	tm kill-session -t b 2>/dev/null || true
+	tm new-session -d -s b -x 120 -y 40 -c "$tmp/work" "read _; exec sh -c 'echo $footer_text; exec sleep 100'"
+	sleep 0.2
+	t0=$(now_ms); tm send-keys -t b Enter
+	wait_for "$footer_text" 20000
+	tm kill-session -t b
+}
+# run_print WHO: CPU of a -p run of the same 2,000-delta answer (no UI at all): the provider,
+# agent and process share of the stream numbers.
+run_print() {
+	local who=$1 out
+	start_fake
+	if [ "$who" = atomic ]; then
+		out=$(cd "$tmp/work" && env HOME="$tmp/home" ATOMIC_CODING_AGENT_DIR="$tmp/agent-atomic" /usr/bin/time -f '%U %S' \
+			"$tmp/atomic" --model fake/fake-model --no-session -p "stream please" 2>&1 >/dev/null | tail -1)
+	else
+		out=$(cd "$tmp/work" && env HOME="$tmp/home" PI_CODING_AGENT_DIR="$tmp/agent-pi" PI_OFFLINE=1 /usr/bin/time -f '%U %S' \
+			node "$pi_cli" --offline --no-extensions --no-skills --no-prompt-templates --no-context-files \
+			--model fake/fake-model --no-session -p "stream please" 2>&1 >/dev/null | tail -1)
+	fi
+	kill "$fake_pid"
+	awk '{printf "%d", ($1 + $2) * 1000}' <<<"$out"
+}
+
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2}'; }
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) (shared with other agents: numbers are noisy)"
@@ -173,6 +200,8 @@ for i in $(seq "$runs"); do
 		col[$who.ff]+="$ff "; col[$who.idle]+="$idle "; col[$who.cpu]+="$cpu "
 		read -r load r0 r1 cpul < <(run_long "$who")
 		col[$who.load]+="$load "; col[$who.rss0]+="$r0 "; col[$who.rss1]+="$r1 "; col[$who.cpul]+="$cpul "
+		col[$who.print]+="$(run_print "$who") "
+		[ "$who" = atomic ] && col[floor.ff]+="$(run_floor) "
 		echo "run $i $who: first-frame ${ff}ms idle ${idle}B stream-cpu ${cpu}ms | resume-10k ${load}ms rss ${r0}/${r1}MB stream-cpu-10k ${cpul}ms" >&2
 	done
 done
@@ -187,7 +216,9 @@ printf '\n%-44s %12s %12s %10s\n' "median of $runs (machine shared, loaded)" ato
 row "stream 2,000 deltas: UI CPU ms" cpu
 row "same, 10,000-message session on screen: ms" cpul
 row "first frame (footer visible), ms" ff
+printf '%-44s %12s   (tmux + 5 ms polling floor: a program printing the footer at once)\n' "" "$(tr ' ' '\n' <<<"${col[floor.ff]}" | grep . | median)"
 row "resume 10,000 messages to footer, ms" load
+row "baseline: whole -p run (start-up + stream), CPU ms" print
 row "idle 5 s: bytes to terminal" idle
 row "RSS, 10,000-message session open, MB" rss0
 row "RSS after the stream on it, MB" rss1

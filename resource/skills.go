@@ -37,7 +37,7 @@ type SkillOptions struct {
 var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // DiscoverSkills finds the skills of §10 in order: --skill paths, the agent dir's skills,
-// ~/.agents/skills, then (trusted projects only) <cwd>/.atomic/skills, <cwd>/.pi/skills and
+// ~/.pi/agent/skills (legacy), ~/.agents/skills, then (trusted projects only) <cwd>/.atomic/skills, <cwd>/.pi/skills and
 // .agents/skills in cwd and its ancestors up to the repository root, then settings entries. On a
 // name collision the first wins and the later one is reported as a warning. An untrusted
 // project's directories are never read. Warnings name the file and the problem.
@@ -80,6 +80,8 @@ func DiscoverSkills(o SkillOptions) ([]Skill, []error) {
 			scan(filepath.Join(o.AgentDir, "skills"), UserOrigin, true)
 		}
 		if o.Home != "" {
+			// Atomic also reads the legacy pi agent dir's skills (a no-op when it is AgentDir).
+			scan(filepath.Join(o.Home, ".pi", "agent", "skills"), UserOrigin, true)
 			scan(filepath.Join(o.Home, ".agents", "skills"), UserOrigin, false)
 		}
 		if o.ProjectTrusted && o.Cwd != "" {

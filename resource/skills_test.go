@@ -38,6 +38,7 @@ func TestDiscoverSkillsValidationAndCollisions(t *testing.T) {
 	writeFile(t, filepath.Join(agent, "skills", "Bad_Name", "SKILL.md"), "---\nname: Bad_Name\ndescription: d\n---\n")
 	writeFile(t, filepath.Join(home, ".agents", "skills", "dup", "SKILL.md"), "---\nname: good\ndescription: second\n---\n")
 	writeFile(t, filepath.Join(home, ".agents", "skills", "top.md"), "---\nname: top\ndescription: ignored in .agents roots\n---\n")
+	writeFile(t, filepath.Join(home, ".pi", "agent", "skills", "legacy.md"), "---\nname: legacy\ndescription: l\n---\n")
 	writeFile(t, filepath.Join(cwd, ".atomic", "skills", "proj", "SKILL.md"), "---\nname: proj\ndescription: p\n---\n")
 
 	skills, warns := DiscoverSkills(SkillOptions{AgentDir: agent, Home: home, Cwd: cwd})
@@ -45,8 +46,8 @@ func TestDiscoverSkillsValidationAndCollisions(t *testing.T) {
 	for _, s := range skills {
 		names = append(names, s.Name)
 	}
-	if want := []string{"Bad_Name", "good"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("skills = %v, want %v (untrusted project not read, no-description skipped)", names, want)
+	if want := []string{"Bad_Name", "good", "legacy"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("skills = %v, want %v (untrusted project not read, no-description skipped, legacy dir read)", names, want)
 	}
 	all := ""
 	for _, w := range warns {

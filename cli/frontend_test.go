@@ -24,7 +24,8 @@ func TestChooseFrontEnd(t *testing.T) {
 		{"terminal --mode text", Options{Mode: "text", StdinIsTTY: true, StdoutIsTTY: true}, "cli.printFront", "print"},
 		{"stdout piped", Options{StdinIsTTY: true}, "cli.printFront", "print"},
 	}
-	for _, c := range cases {
+	for i := range cases {
+		c := &cases[i]
 		t.Run(c.name, func(t *testing.T) {
 			f, err := chooseFrontEnd(&c.o)
 			if err != nil {

@@ -236,6 +236,7 @@ func run(o *Options) error {
 	}
 	active, all := o.tools(cwd, spillDir, resizer)
 	o.loadResources(agentDir, cwd, settings) // skills and prompt templates (resources.go)
+	skills, templates := o.resources()
 	ctx, received, stop := signalContext()
 	defer stop()
 	front.start(o)
@@ -260,11 +261,11 @@ func run(o *Options) error {
 		Mode:            front.mode(),
 		UI:              front.ui(),
 		Cwd:             cwd,
-		Skills:          o.skills,
-		PromptTemplates: o.templates,
+		Skills:          skills,
+		PromptTemplates: templates,
 		ReloadResources: func() ([]resource.Skill, []resource.PromptTemplate) {
 			o.loadResources(agentDir, cwd, settings)
-			return o.skills, o.templates
+			return o.resources()
 		},
 		// The trust decision startScriptExtensions made (trust.go).
 		ProjectUntrusted: !o.projectTrusted(agentDir, cwd, nil).trusted,
@@ -616,8 +617,9 @@ func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
 	if !o.NoContextFiles {
 		files = resource.LoadContextFiles(agentDir, cwd, o.projectTrusted(agentDir, cwd, nil).trusted)
 	}
+	skills, _ := o.resources()
 	return resource.BuildSystemPrompt(resource.PromptOptions{
-		Skills:       o.skills,
+		Skills:       skills,
 		CustomPrompt: resource.ReadTextOrFile(o.SystemPrompt),
 		AppendPrompt: strings.Join(appendParts, "\n\n"),
 		Tools:        pts,

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -41,6 +42,7 @@ type Options struct {
 	NoSkills          bool
 	TemplatePaths     []string
 	NoPromptTemplates bool
+	resMu             sync.Mutex                // guards skills and templates: /reload rewrites them while extensions rebuild the prompt
 	skills            []resource.Skill          // discovered by loadResources
 	templates         []resource.PromptTemplate // discovered by loadResources
 	Version           bool

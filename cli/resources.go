@@ -36,5 +36,15 @@ func (o *Options) loadResources(agentDir, cwd string, settings resource.Settings
 	for _, w := range append(warns, twarns...) {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
 	}
+	o.resMu.Lock()
 	o.skills, o.templates = skills, templates
+	o.resMu.Unlock()
+}
+
+// resources returns the skills and templates loadResources last discovered (safe while /reload
+// runs it again).
+func (o *Options) resources() ([]resource.Skill, []resource.PromptTemplate) {
+	o.resMu.Lock()
+	defer o.resMu.Unlock()
+	return o.skills, o.templates
 }

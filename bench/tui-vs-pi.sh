@@ -210,13 +210,13 @@ row() {
 	local label=$1 key=$2 a p
 	a=$(tr ' ' '\n' <<<"${col[atomic.$key]}" | grep . | median)
 	p=$(tr ' ' '\n' <<<"${col[pi.$key]}" | grep . | median)
-	printf '%-44s %12s %12s %10s\n' "$label" "$a" "$p" "$(awk -v a="$a" -v p="$p" 'BEGIN {if (a > 0) printf "%.1fx", p/a; else print "inf"}')"
+	printf '%-50s %12s %12s %10s\n' "$label" "$a" "$p" "$(awk -v a="$a" -v p="$p" 'BEGIN {if (a > 0) printf "%.1fx", p/a; else print "inf"}')"
 }
-printf '\n%-44s %12s %12s %10s\n' "median of $runs (machine shared, loaded)" atomic "pi 0.73.1" pi/atomic
+printf '\n%-50s %12s %12s %10s\n' "median of $runs (machine shared, loaded)" atomic "pi 0.73.1" pi/atomic
 row "stream 2,000 deltas: UI CPU ms" cpu
 row "same, 10,000-message session on screen: ms" cpul
 row "first frame (footer visible), ms" ff
-printf '%-44s %12s   (tmux + 5 ms polling floor: a program printing the footer at once)\n' "" "$(tr ' ' '\n' <<<"${col[floor.ff]}" | grep . | median)"
+printf '%-50s %12s   (tmux + 5 ms polling floor: a program printing the footer at once)\n' "" "$(tr ' ' '\n' <<<"${col[floor.ff]}" | grep . | median)"
 row "resume 10,000 messages to footer, ms" load
 row "baseline: whole -p run (start-up + stream), CPU ms" print
 row "idle 5 s: bytes to terminal" idle

@@ -180,26 +180,7 @@ func (w *window) result(p readParams, start int) (Result, error) {
 	tr := TruncateHead(strings.Join(w.kept, "\n"), TruncateOptions{})
 	// kept stops only past a limit, so the truncation is decided; the totals are the selection's.
 	tr.TotalLines, tr.TotalBytes = w.selLines, w.selBytes
-	first := start + 1
-	switch {
-	case tr.FirstLineExceedsLimit:
-		text := fmt.Sprintf("[Line %d is %s, exceeds %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
-			first, FormatSize(w.firstLen), FormatSize(DefaultMaxBytes), first, p.Path, DefaultMaxBytes)
-		return TextResult(text, ReadDetails{Truncation: &tr}), nil
-	case tr.Truncated:
-		last := first + tr.OutputLines - 1
-		limit := ""
-		if tr.TruncatedBy == TruncatedByBytes {
-			limit = " (" + FormatSize(DefaultMaxBytes) + " limit)"
-		}
-		text := fmt.Sprintf("%s\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue.]",
-			tr.Content, first, last, total, limit, last+1)
-		return TextResult(text, ReadDetails{Truncation: &tr}), nil
-	case limited && end < total:
-		text := fmt.Sprintf("%s\n\n[%d more lines in file. Use offset=%d to continue.]", tr.Content, total-end, end+1)
-		return TextResult(text, nil), nil
-	}
-	return TextResult(tr.Content, nil), nil
+	return windowResult(tr, p.Path, start, end, total, limited, w.firstLen), nil
 }
 
 // image builds the result of an image read.
@@ -238,12 +219,20 @@ func readText(text string, p readParams) (Result, error) {
 		end = min(start+max(intArg(p.Limit, 0), 0), total)
 	}
 	tr := TruncateHead(strings.Join(lines[start:end], "\n"), TruncateOptions{})
+	return windowResult(tr, p.Path, start, end, total, limited, len(lines[start])), nil
+}
+
+// windowResult is the read result for the selected lines start..end (0-based, end exclusive) of
+// a file of total lines, truncated into tr, with pi's notices (tools.md §4.1): the first line
+// alone over the byte limit (firstLen bytes long), the output cut by a limit, or more lines left
+// after an explicit limit.
+func windowResult(tr Truncation, path string, start, end, total int, limited bool, firstLen int) Result {
 	first := start + 1
 	switch {
 	case tr.FirstLineExceedsLimit:
 		text := fmt.Sprintf("[Line %d is %s, exceeds %s limit. Use bash: sed -n '%dp' %s | head -c %d]",
-			first, FormatSize(len(lines[start])), FormatSize(DefaultMaxBytes), first, p.Path, DefaultMaxBytes)
-		return TextResult(text, ReadDetails{Truncation: &tr}), nil
+			first, FormatSize(firstLen), FormatSize(DefaultMaxBytes), first, path, DefaultMaxBytes)
+		return TextResult(text, ReadDetails{Truncation: &tr})
 	case tr.Truncated:
 		last := first + tr.OutputLines - 1
 		limit := ""
@@ -252,12 +241,12 @@ func readText(text string, p readParams) (Result, error) {
 		}
 		text := fmt.Sprintf("%s\n\n[Showing lines %d-%d of %d%s. Use offset=%d to continue.]",
 			tr.Content, first, last, total, limit, last+1)
-		return TextResult(text, ReadDetails{Truncation: &tr}), nil
+		return TextResult(text, ReadDetails{Truncation: &tr})
 	case limited && end < total:
 		text := fmt.Sprintf("%s\n\n[%d more lines in file. Use offset=%d to continue.]", tr.Content, total-end, end+1)
-		return TextResult(text, nil), nil
+		return TextResult(text, nil)
 	}
-	return TextResult(tr.Content, nil), nil
+	return TextResult(tr.Content, nil)
 }
 
 // jsNumber formats a JSON number as JavaScript prints it (3, 2.5).

@@ -13,7 +13,6 @@
 //	mode/tui/editor     the prompt editor
 //	mode/tui/component  the Component and Dialog interfaces and line helpers
 //	mode/tui/command    the slash-command registry and the Host interface commands act through
-//	mode/tui/dialog     dialogs for the editor slot (select, input, …)
 //	mode/tui/slot       the extension dialogs ctx.ui shows (select, confirm, input, editor, with
 //	                    the timeout countdown) and the list / input / frame pickers are built of
 //	mode/tui/selector   /model, /scoped-models, /resume, /tree, /fork, /settings and trust pickers

@@ -8,5 +8,5 @@
 // block (run session operations in a tea.Cmd). Pickers read plain data (models, session infos,
 // tree nodes) handed to them; they never call the session themselves.
 //
-// selector imports llm, store, resource, mode/tui/dialog, mode/tui/fuzzy and mode/tui/slot.
+// selector imports llm, store, resource, mode/tui/fuzzy and mode/tui/slot.
 package selector

@@ -72,28 +72,40 @@ func (s *Supervisor) request(p *process, method string, params json.RawMessage) 
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "atomic does not implement %s", method)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			if se, ok := r.(*ext.StaleContextError); ok {
-				res, err = nil, &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
-				return
-			}
-			res, err = nil, protocol.Errorf(protocol.CodeInternal, "%s: %v", method, r)
-		}
-	}()
+	defer recoverCall(method, &res, &err)
 	res, err = h(s, p, params)
-	if err != nil {
-		var pe *protocol.Error
-		var se *ext.StaleContextError
-		switch {
-		case errors.As(err, &pe):
-		case errors.As(err, &se):
-			err = &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
-		default:
-			err = &protocol.Error{Code: protocol.CodeHandlerFailed, Message: err.Error()}
-		}
+	return res, wireError(err)
+}
+
+// recoverCall turns a panic in the handler of method into its protocol error (a stale context
+// into CodeStaleContext, anything else into CodeInternal). Call it deferred.
+func recoverCall(method string, res *any, err *error) {
+	r := recover()
+	if r == nil {
+		return
 	}
-	return res, err
+	if se, ok := r.(*ext.StaleContextError); ok {
+		*res, *err = nil, &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
+		return
+	}
+	*res, *err = nil, protocol.Errorf(protocol.CodeInternal, "%s: %v", method, r)
+}
+
+// wireError maps a handler's error onto the protocol: a *protocol.Error as it is, a stale context
+// as CodeStaleContext, anything else as CodeHandlerFailed; nil stays nil.
+func wireError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *protocol.Error
+	var se *ext.StaleContextError
+	switch {
+	case errors.As(err, &pe):
+		return err
+	case errors.As(err, &se):
+		return &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
+	}
+	return &protocol.Error{Code: protocol.CodeHandlerFailed, Message: err.Error()}
 }
 
 // withAPI makes the handler of a pi.* method: it decodes the params (which embed an ExtRef),

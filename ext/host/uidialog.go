@@ -3,9 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
-	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
 )
 
@@ -31,27 +29,10 @@ func (p *process) serveDialog(m *protocol.Message) {
 // dialog runs one dialog method within parent (its cancellation and the request's timeout).
 // Errors and panics map to protocol errors as request's do (a stale context included).
 func (s *Supervisor) dialog(parent context.Context, p *process, method string, params json.RawMessage) (res any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			if se, ok := r.(*ext.StaleContextError); ok {
-				res, err = nil, &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
-				return
-			}
-			res, err = nil, protocol.Errorf(protocol.CodeInternal, "%s: %v", method, r)
-		}
-	}()
+	defer recoverCall(method, &res, &err)
 	a, c, err := ctxCall(s, params, func(a *protocol.UIParams) int64 { return a.Ctx })
 	if err != nil {
-		var pe *protocol.Error
-		var se *ext.StaleContextError
-		switch {
-		case errors.As(err, &pe):
-		case errors.As(err, &se):
-			err = &protocol.Error{Code: protocol.CodeStaleContext, Message: se.Error()}
-		default:
-			err = &protocol.Error{Code: protocol.CodeHandlerFailed, Message: err.Error()}
-		}
-		return nil, err
+		return nil, wireError(err)
 	}
 	ctx, cancel := dialogContext(a.Timeout)
 	defer cancel()

@@ -609,23 +609,44 @@ func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
 		}
 		pts = append(pts, pt)
 	}
+	trusted := o.projectTrusted(agentDir, cwd, nil).trusted
+	// --system-prompt, else SYSTEM.md (project, then global); --append-system-prompt, else
+	// APPEND_SYSTEM.md (config-and-resources.md §12). Flag values naming a file are read.
+	pf := resource.FindPromptFiles(agentDir, cwd, trusted)
+	custom := resource.ReadTextOrFile(o.SystemPrompt)
+	if o.SystemPrompt == "" && pf.System != "" {
+		custom = o.readPromptFile(pf.System)
+	}
 	var appendParts []string
 	for _, a := range o.AppendSystemPrompt {
 		appendParts = append(appendParts, resource.ReadTextOrFile(a))
 	}
+	if len(o.AppendSystemPrompt) == 0 && pf.Append != "" {
+		appendParts = append(appendParts, o.readPromptFile(pf.Append))
+	}
 	var files []resource.ContextFile
 	if !o.NoContextFiles {
-		files = resource.LoadContextFiles(agentDir, cwd, o.projectTrusted(agentDir, cwd, nil).trusted)
+		files = resource.LoadContextFiles(agentDir, cwd, trusted)
 	}
 	skills, _ := o.resources()
 	return resource.BuildSystemPrompt(resource.PromptOptions{
 		Skills:       skills,
-		CustomPrompt: resource.ReadTextOrFile(o.SystemPrompt),
+		CustomPrompt: custom,
 		AppendPrompt: strings.Join(appendParts, "\n\n"),
 		Tools:        pts,
 		ContextFiles: files,
 		Cwd:          cwd,
 	})
+}
+
+// readPromptFile reads a SYSTEM.md or APPEND_SYSTEM.md file; one that cannot be read is
+// reported once per build and contributes nothing.
+func (o *Options) readPromptFile(path string) string {
+	text, err := resource.ReadPromptFile(path)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "Warning: %v\n", err)
+	}
+	return text
 }
 
 // replayModel is the model a replay file plays: its API decides which real provider code parses it.

@@ -1,6 +1,7 @@
 package resource
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,13 +45,14 @@ func BuildSystemPrompt(o PromptOptions) string {
 		b.WriteString(o.AppendPrompt)
 	}
 	if len(o.ContextFiles) > 0 {
-		b.WriteString("\n\n# Project Context\n\nProject-specific instructions and guidelines:\n")
+		// pi's layout, byte for byte: each file's text as it is, then a blank line.
+		b.WriteString("\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n")
 		for _, f := range o.ContextFiles {
-			b.WriteString("\n## ")
+			b.WriteString("## ")
 			b.WriteString(f.Path)
 			b.WriteString("\n\n")
-			b.WriteString(strings.TrimRight(f.Content, "\n"))
-			b.WriteString("\n")
+			b.WriteString(f.Content)
+			b.WriteString("\n\n")
 		}
 	}
 	for _, t := range o.Tools {
@@ -130,4 +132,14 @@ func ReadTextOrFile(v string) string {
 		}
 	}
 	return v
+}
+
+// ReadPromptFile reads a SYSTEM.md or APPEND_SYSTEM.md file (at most maxResourceFile bytes);
+// the error names the file.
+func ReadPromptFile(path string) (string, error) {
+	text, err := readResourceFile(path)
+	if err != nil {
+		return "", fmt.Errorf("system prompt file %s: %w", path, err)
+	}
+	return text, nil
 }

@@ -121,3 +121,68 @@ func TestSkillsAndTemplatesSendTheSameAsPi(t *testing.T) {
 		t.Errorf("template:\natomic sends %q\npi sends     %q", atUser, piUser)
 	}
 }
+
+// TestPromptFilesSendTheSameAsPi runs pi 0.73.1 and atomic in one project with a global SYSTEM.md
+// and APPEND_SYSTEM.md and a project AGENTS.md (config-and-resources.md §12; issue 15
+// acceptance): with the built-in prompt replaced, the whole system prompt each sends — the
+// replacement, the appended text, the # Project Context section and the date and directory
+// lines — is the same. Then the project's own SYSTEM.md replaces the global one in both.
+// AGENTS.override.md is Atomic's (pi 0.73.1 does not read it): cli/testdata/script/prompt_files.txtar
+// covers it.
+func TestPromptFilesSendTheSameAsPi(t *testing.T) {
+	cli := piCLI(t)
+	bin := buildAtomic(t)
+	work := t.TempDir()
+	srv := fakellm.New(fakellm.Script{Turns: []fakellm.Turn{{Text: "ok"}, {Text: "ok"}, {Text: "ok"}, {Text: "ok"}}})
+	defer srv.Close()
+	dir := agentDir(t, srv)
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "SYSTEM.md"), "You are GLOBAL-SYSTEM, a terse helper.\n")
+	write(filepath.Join(dir, "APPEND_SYSTEM.md"), "GLOBAL-APPEND: end with a period.\n")
+	write(filepath.Join(work, "AGENTS.md"), "PROJECT-RULES: answer in French.\n")
+	run := func(name string) string {
+		t.Helper()
+		n := len(srv.Requests())
+		var cmd *exec.Cmd
+		if name == "pi" {
+			cmd = exec.Command("node", cli, "--no-session", "--provider", "fakellm", "--model", "fake-model", "-p", "hi")
+			cmd.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+dir, "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1")
+		} else {
+			cmd = exec.Command(bin, "--no-session", "-a", "-p", "hi")
+			cmd.Env = append(os.Environ(), "ATOMIC_CODING_AGENT_DIR="+dir)
+		}
+		cmd.Dir = work
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, out)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != n+1 {
+			t.Fatalf("%s made %d requests, want 1", name, len(reqs)-n)
+		}
+		system, _ := sent(t, reqs[n].Body)
+		return system
+	}
+	piSys, atSys := run("pi"), run("atomic")
+	if atSys != piSys {
+		t.Errorf("system prompt with SYSTEM.md, APPEND_SYSTEM.md and AGENTS.md:\natomic %q\npi     %q", atSys, piSys)
+	}
+	for _, want := range []string{"GLOBAL-SYSTEM", "GLOBAL-APPEND", "PROJECT-RULES"} {
+		if !strings.Contains(atSys, want) {
+			t.Errorf("atomic's system prompt lacks %s: %q", want, atSys)
+		}
+	}
+	// pi's project config directory is .pi; atomic reads it as the legacy one.
+	write(filepath.Join(work, ".pi", "SYSTEM.md"), "PROJECT-SYSTEM replaces the global one.\n")
+	piSys, atSys = run("pi"), run("atomic")
+	if atSys != piSys || !strings.HasPrefix(atSys, "PROJECT-SYSTEM") {
+		t.Errorf("system prompt with the project's SYSTEM.md:\natomic %q\npi     %q", atSys, piSys)
+	}
+}

@@ -185,6 +185,11 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	if err != nil {
 		return nil, err
 	}
+	// session_shutdown names the destination of a new session or a fork too (seed 004), when
+	// it is a file already.
+	if target == "" && st != nil && (reason == "new" || reason == "fork") {
+		target = st.SessionFile()
+	}
 	old.agent.Abort()
 	_ = old.agent.Wait(ctx)
 	old.Shutdown(ctx, reason, target)

@@ -313,11 +313,24 @@ const events = {
 
 // ---- wire shapes ------------------------------------------------------------------------------
 
+/**
+ * block is one content block in the protocol's shape. A string is a text block; an image in the
+ * seed's Anthropic-style shape ({type:"image", source:{type:"base64", mediaType, data}}) becomes
+ * pi's ImageContent ({type:"image", data, mimeType}).
+ */
+function block(b: any): unknown {
+	if (typeof b === "string") return { type: "text", text: b };
+	if (b && b.type === "image" && b.data === undefined && b.source?.type === "base64") {
+		return { type: "image", data: b.source.data, mimeType: b.source.mediaType ?? b.source.media_type };
+	}
+	return b;
+}
+
 function blocks(content: unknown): unknown[] {
 	if (typeof content === "string") return [{ type: "text", text: content }];
-	if (Array.isArray(content)) return content.map((b) => (typeof b === "string" ? { type: "text", text: b } : b));
+	if (Array.isArray(content)) return content.map(block);
 	if (content === undefined || content === null) return [];
-	return [content];
+	return [block(content)];
 }
 
 function wireMessage(m: any): any {
@@ -330,7 +343,7 @@ function wireToolResult(r: any): any {
 	if (typeof r === "string") return { content: blocks(r) };
 	const out: any = { content: blocks(r.content) };
 	if (r.details !== undefined) out.details = r.details;
-	if (r.isError) out.isError = true;
+	// A returned value never marks the result as an error: only a throw does (seed 004).
 	if (r.terminate) out.terminate = true;
 	return out;
 }

@@ -40,22 +40,35 @@ function info(name: string): BuiltinInfo {
 	return i;
 }
 
-function text(t: string, details?: unknown, isError?: boolean) {
-	const r: any = { content: [{ type: "text", text: t }], details };
-	if (isError) r.isError = true;
-	return r;
+function text(t: string, details?: unknown) {
+	return { content: [{ type: "text", text: t }], details };
+}
+
+/** textOf joins the text blocks of a result's content. */
+function textOf(r: any): string {
+	return (Array.isArray(r?.content) ? r.content : [])
+		.filter((b: any) => b?.type === "text")
+		.map((b: any) => b.text)
+		.join("\n");
 }
 
 /**
- * delegate runs the Go built-in `name` in the core: the result (a non-zero exit of bash is a
- * result with isError, as for the built-in), or the built-in's error thrown with its text.
- * Aborting signal cancels the call; partial results go to onUpdate.
+ * delegate runs the Go built-in `name` in the core: its result, or its error thrown with its
+ * text. A result the built-in marks as an error (a non-zero exit of bash) is thrown too, as pi's
+ * tools do: a returned value never sets isError (seed 004). Aborting signal cancels the call;
+ * partial results go to onUpdate.
  */
 function delegate(name: string, cwd: string) {
-	return (toolCallId: string, params: unknown, signal?: AbortSignal, onUpdate?: Fn) =>
-		requestCancellable("builtin.execute", { tool: name, cwd, toolCallId, args: params ?? {} }, { signal, onUpdate }).catch((err) => {
+	return async (toolCallId: string, params: unknown, signal?: AbortSignal, onUpdate?: Fn) => {
+		let r: any;
+		try {
+			r = await requestCancellable("builtin.execute", { tool: name, cwd, toolCallId, args: params ?? {} }, { signal, onUpdate });
+		} catch (err: any) {
 			throw new Error(err?.message ?? String(err));
-		});
+		}
+		if (r?.isError) throw new Error(textOf(r));
+		return r;
+	};
 }
 
 function define(name: string, cwd: string, execute: Fn, extra: Record<string, unknown> = {}): any {
@@ -200,7 +213,7 @@ export function createBashTool(cwd: string, options: { operations?: any; command
 		}
 		const { text: t, details } = bashOutput(Buffer.concat(chunks).toString("utf8"));
 		const body = t === "" ? "(no output)" : t;
-		if (exitCode !== 0 && exitCode !== null && exitCode !== -1) return text(`${body}\n\nCommand exited with code ${exitCode}`, details, true);
+		if (exitCode !== 0 && exitCode !== null && exitCode !== -1) throw new Error(`${body}\n\nCommand exited with code ${exitCode}`);
 		return text(body, details);
 	});
 }

@@ -32,6 +32,8 @@ type generation struct {
 	// registers its handlers again under the same ids; the proxies stay subscribed across the
 	// restart (a dispatch in between waits for the new process), so no event is ever missed.
 	proxies []map[int]*proxy
+	// batches are the batched handlers of each extension's queued events (batch.go).
+	batches []map[ext.EventID]*batch
 
 	ctxSeq  int64
 	ctxs    map[int64]ext.Context
@@ -73,7 +75,7 @@ func (s *Supervisor) newGeneration(n int64) *generation {
 	k := len(s.paths)
 	return &generation{
 		n: n, sup: s,
-		apis: make([]ext.API, k), codes: make([]string, k), loaded: make([]bool, k), proxies: make([]map[int]*proxy, k),
+		apis: make([]ext.API, k), codes: make([]string, k), loaded: make([]bool, k), proxies: make([]map[int]*proxy, k), batches: make([]map[ext.EventID]*batch, k),
 		errs: make([][]queuedError, k), barriered: make([]bool, k),
 		ctxs: map[int64]ext.Context{}, forwarded: map[string]bool{},
 	}
@@ -288,6 +290,14 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 		return nil
 	}
 	g.mu.Unlock()
+	if spec.Queued && p.queues.Load() && p.batches.Load() {
+		unsub, err := s.onBatched(p, g, api, i, h, spec)
+		if err != nil {
+			return err
+		}
+		s.keepProxy(g, i, h, &proxy{event: event, incarnation: p.incarnation, unsub: unsub})
+		return nil
+	}
 	what := fmt.Sprintf("the %s handler of %s", spec.Name, s.paths[i])
 	fn := func(c ext.Context, payload any) (any, error) {
 		// After a restart the host has loaded the extension again and registered its handlers
@@ -316,22 +326,28 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 	if err != nil {
 		return err
 	}
+	s.keepProxy(g, i, h, &proxy{event: event, incarnation: p.incarnation, unsub: unsub})
+	return nil
+}
+
+// keepProxy records px as the proxy of host handler h of extension i, dropping the one it
+// replaces.
+func (s *Supervisor) keepProxy(g *generation, i, h int, px *proxy) {
 	g.mu.Lock()
 	if g.proxies[i] == nil {
 		g.proxies[i] = map[int]*proxy{}
 	}
 	old := g.proxies[i][h]
-	g.proxies[i][h] = &proxy{event: event, incarnation: p.incarnation, unsub: unsub}
+	g.proxies[i][h] = px
 	g.mu.Unlock()
 	if old != nil {
 		old.unsub()
 	}
-	return nil
 }
 
 // dispatch sends one event to one host handler and decodes its result.
 func (s *Supervisor) dispatch(p *process, g *generation, i, h int, spec *ext.Spec, what string, c ext.Context, payload any) (any, error) {
-	body, err := json.Marshal(payload)
+	body, err := appendPayload(nil, payload)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
 	}

@@ -63,7 +63,7 @@ func fakeHost() {
 		case protocol.MethodInitialize:
 			res := protocol.InitializeResult{ProtocolVersion: protocol.Version, Name: "fake"}
 			if os.Getenv("ATOMIC_FAKE_QUEUED") == "1" {
-				res.Capabilities = map[string]any{"queuedEvents": true}
+				res.Capabilities = map[string]any{"queuedEvents": true, "eventBatches": os.Getenv("ATOMIC_FAKE_BATCHES") == "1"}
 			}
 			_ = w.Reply(m.ID, res, nil)
 		case protocol.MethodSync:
@@ -99,7 +99,13 @@ func fakeHost() {
 				}
 				_ = json.Unmarshal(p.Payload, &turn)
 				if turn.TurnIndex == 13 {
-					_ = w.Notify(protocol.MethodEventError, protocol.EventErrorParams{ExtRef: p.ExtRef, Handler: p.Handler, Event: p.Event, Message: "unlucky turn (at ext0.fake:1:1)"})
+					hs := p.Handlers
+					if hs == nil {
+						hs = []int{p.Handler}
+					}
+					for _, h := range hs {
+						_ = w.Notify(protocol.MethodEventError, protocol.EventErrorParams{ExtRef: p.ExtRef, Handler: h, Event: p.Event, Message: "unlucky turn (at ext0.fake:1:1)"})
+					}
 				}
 				continue
 			}

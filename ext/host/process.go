@@ -51,9 +51,15 @@ type process struct {
 	// last sync barrier covered, so a barrier with nothing new to wait for costs nothing.
 	// queues says the host accepts queued event notifications (capabilities.queuedEvents).
 	queues atomic.Bool
-	queued atomic.Int64
-	synced atomic.Int64
-	syncMu sync.Mutex // one barrier at a time
+	// batches says the host takes one queued notification for all of an extension's handlers of
+	// an event (capabilities.eventBatches); deltas that it keeps the partial message of a stream
+	// and takes message_update as a delta (capabilities.messageDeltas). See batch.go.
+	batches atomic.Bool
+	deltas  atomic.Bool
+	stream  streamState
+	queued  atomic.Int64
+	synced  atomic.Int64
+	syncMu  sync.Mutex // one barrier at a time
 }
 
 // call is one core -> host request in flight.

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -33,7 +32,7 @@ type queuedError struct {
 // runner reports what it returns as this handler's error: the failures of the extension's queued
 // handlers that the host reported since (usually an earlier delta of the same event).
 func (s *Supervisor) enqueue(p *process, g *generation, i, h int, spec *ext.Spec, c ext.Context, payload any) (any, error) {
-	body, err := json.Marshal(payload)
+	body, err := appendPayload(nil, payload)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
 	}

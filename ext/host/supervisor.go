@@ -355,6 +355,8 @@ func (s *Supervisor) start(inc int) (*process, error) {
 		return nil, err
 	}
 	p.queues.Store(res.Capabilities["queuedEvents"] == true)
+	p.batches.Store(res.Capabilities["eventBatches"] == true)
+	p.deltas.Store(res.Capabilities["messageDeltas"] == true)
 	go p.monitor(s.opts.WarnAfter, s.opts.DeadAfter)
 	if inc > 1 {
 		s.reload(p)

@@ -188,14 +188,17 @@ func (r ExtRef) Ref() ExtRef { return r }
 
 // EventParams dispatch one event to one handler. Payload is the event payload only; Ctx is the
 // context id the handler's ctx.* calls name; Signal says whether ctx.signal is set (a run is
-// active).
+// active). Handlers, in a queued event notification to a host with capabilities.eventBatches,
+// lists every handler of the extension subscribed to the event, run in that order on one payload
+// (Handler is then the first of them); see docs/extension-protocol.md "Queued events".
 type EventParams struct {
 	ExtRef
-	Handler int             `json:"handler"`
-	Event   string          `json:"event"`
-	Payload json.RawMessage `json:"payload"`
-	Ctx     int64           `json:"ctx"`
-	Signal  bool            `json:"signal,omitempty"`
+	Handler  int             `json:"handler"`
+	Handlers []int           `json:"handlers,omitempty"`
+	Event    string          `json:"event"`
+	Payload  json.RawMessage `json:"payload"`
+	Ctx      int64           `json:"ctx"`
+	Signal   bool            `json:"signal,omitempty"`
 }
 
 // EventErrorParams report the failure of a queued event's handler. Message names the location

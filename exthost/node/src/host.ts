@@ -665,7 +665,7 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 
 // ---- queued events (docs/extension-protocol.md "Queued events") -----------------------------
 
-type QueuedEvent = { ext: number; gen: number; handler: number; event: string; payload: any; ctx: number; signal?: boolean };
+type QueuedEvent = { ext: number; gen: number; handler: number; handlers?: number[]; event: string; payload: any; ctx: number; signal?: boolean };
 
 const evq: QueuedEvent[] = [];
 let evqHead = 0;
@@ -726,9 +726,48 @@ async function pump(): Promise<void> {
 	for (const w of ws) w();
 }
 
-/** eventQueued runs an `event` notification after the ones before it, one handler at a time. */
+/**
+ * The partial message of the assistant stream, as the core sent it (capabilities.messageDeltas):
+ * a message_update carries either the whole message (`messageSeq`), kept here, or only its delta
+ * (`deltaSeq`), applied here once however many extensions the same body reaches.
+ */
+let partial: any;
+let partialSeq = -1;
+
+function streamPayload(payload: any): void {
+	if (payload.message !== undefined) {
+		partial = payload.message;
+		partialSeq = payload.messageSeq ?? -1;
+		delete payload.messageSeq;
+	} else if (payload.deltaSeq !== undefined) {
+		const ev = payload.assistantMessageEvent;
+		if (payload.deltaSeq !== partialSeq && partial && ev) {
+			partialSeq = payload.deltaSeq;
+			const block = partial.content?.[ev.contentIndex];
+			if (block) {
+				if (ev.type === "thinking_delta") block.thinking = (block.thinking ?? "") + ev.delta;
+				else block.text = (block.text ?? "") + ev.delta;
+			}
+		}
+		delete payload.deltaSeq;
+	} else return;
+	// Each handler sees the whole message; its own copy of the message and its blocks, so an
+	// edit does not reach the kept message (the strings are shared, not copied).
+	if (partial) payload.message = { ...partial, content: Array.isArray(partial.content) ? partial.content.map((b: any) => ({ ...b })) : partial.content };
+}
+
+/**
+ * eventQueued runs an `event` notification after the ones before it, one handler at a time;
+ * `handlers` (capabilities.eventBatches) lists several handlers of one extension that run in
+ * that order on the same payload.
+ */
 export function eventQueued(p: QueuedEvent): void {
-	evq.push(p);
+	if (p.event === "message_update" && p.payload) streamPayload(p.payload);
+	const hs = p.handlers;
+	if (hs && hs.length > 1) {
+		if (p.payload) p.payload.type = p.event;
+		for (const h of hs) evq.push({ ext: p.ext, gen: p.gen, handler: h, event: p.event, payload: p.payload, ctx: p.ctx, signal: p.signal });
+	} else evq.push(p);
 	if (evqRunning) return;
 	evqRunning = true;
 	void pump(); // a synchronous handler runs right away
@@ -827,7 +866,7 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 		name: "atomic-node-host",
 		version: hostInfo.version,
 		runtime: `node ${process.version}`,
-		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true },
+		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true, eventBatches: true, messageDeltas: true },
 	};
 }
 

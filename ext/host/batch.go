@@ -1,0 +1,338 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/protocol"
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// Batched queued events (docs/extension-protocol.md "Queued events"). An extension's handlers of
+// one queued event share one runner handler: a dispatch sends the host one notification listing
+// them all (capabilities.eventBatches), and the host runs them in order on one payload. The
+// payload is encoded once per dispatch, whatever the number of extensions of the host that
+// subscribed. A message_update whose partial message only grew by its delta travels as the delta
+// alone (capabilities.messageDeltas): the host keeps the partial message of the stream and hands
+// each handler the whole of it, so a delta costs the same at the first token and the last.
+
+// batch is the runner handler of every host handler of one extension for one queued event.
+// handlers is replaced, never edited in place (a dispatch reads it without copying); g.mu guards
+// it and unsub.
+type batch struct {
+	handlers []int
+	unsub    func()
+}
+
+// onBatched subscribes host handler h of extension i to the queued event spec, joining the
+// extension's batch for the event (subscribing the batch on the first handler). It returns the
+// function that takes h out again.
+func (s *Supervisor) onBatched(p *process, g *generation, api ext.API, i, h int, spec *ext.Spec) (func(), error) {
+	g.mu.Lock()
+	if g.batches[i] == nil {
+		g.batches[i] = map[ext.EventID]*batch{}
+	}
+	b := g.batches[i][spec.ID]
+	fresh := b == nil
+	if fresh {
+		b = &batch{}
+		g.batches[i][spec.ID] = b
+	}
+	hs := make([]int, 0, len(b.handlers)+1)
+	k := 0
+	for k < len(b.handlers) && b.handlers[k] < h {
+		k++
+	}
+	hs = append(append(append(hs, b.handlers[:k]...), h), b.handlers[k:]...)
+	b.handlers = hs
+	g.mu.Unlock()
+	if fresh {
+		what := fmt.Sprintf("the %s handlers of %s", spec.Name, s.paths[i])
+		unsub, err := api.OnName(spec.Name, func(c ext.Context, payload any) (any, error) {
+			return s.dispatchBatch(g, b, i, spec, what, c, payload)
+		})
+		if err != nil {
+			g.mu.Lock()
+			delete(g.batches[i], spec.ID)
+			g.mu.Unlock()
+			return nil, err
+		}
+		g.mu.Lock()
+		b.unsub = unsub
+		g.mu.Unlock()
+		s.ensureBarriers(g, i, api)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			var kept []int
+			for _, x := range b.handlers {
+				if x != h {
+					kept = append(kept, x)
+				}
+			}
+			b.handlers = kept
+			var unsub func()
+			if len(kept) == 0 {
+				unsub = b.unsub
+				if g.batches[i][spec.ID] == b {
+					delete(g.batches[i], spec.ID)
+				}
+			}
+			g.mu.Unlock()
+			if unsub != nil {
+				unsub()
+			}
+		})
+	}, nil
+}
+
+// dispatchBatch delivers one queued event to every handler of batch b: one notification when the
+// host takes batches, else one message per handler as for a single proxy.
+func (s *Supervisor) dispatchBatch(g *generation, b *batch, i int, spec *ext.Spec, what string, c ext.Context, payload any) (any, error) {
+	p, err := s.ensure()
+	if err != nil {
+		return nil, errors.New(errorText(err))
+	}
+	g.mu.Lock()
+	hs := b.handlers
+	g.mu.Unlock()
+	if len(hs) == 0 {
+		return nil, nil
+	}
+	if p.queues.Load() && p.batches.Load() {
+		return s.enqueueBatch(p, g, i, hs, spec, c, payload)
+	}
+	var errs []error
+	for _, h := range hs {
+		var err error
+		if p.queues.Load() {
+			_, err = s.enqueue(p, g, i, h, spec, c, payload)
+		} else {
+			_, err = s.dispatch(p, g, i, h, spec, what, c, payload)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return nil, errors.Join(errs...)
+}
+
+// enqueueBatch sends one queued event to handlers hs of extension i in one notification and
+// returns at once, with the failures of the extension's queued handlers reported since.
+func (s *Supervisor) enqueueBatch(p *process, g *generation, i int, hs []int, spec *ext.Spec, c ext.Context, payload any) (any, error) {
+	id := g.enter(c)
+	g.leave(id)
+	signal := ext.HasRunSignal(c)
+	st := &p.stream
+	// The stream state, the encoded payload and the order of the lines written go together.
+	st.mu.Lock()
+	body, err := st.body(spec, payload, p.deltas.Load())
+	if err != nil {
+		st.mu.Unlock()
+		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
+	}
+	p.queued.Add(1)
+	err = p.out.Notify(protocol.MethodEvent, batchParams(i, g.n, hs, spec.Name, body, id, signal))
+	st.mu.Unlock()
+	if err != nil && p.alive() {
+		return nil, fmt.Errorf("extension host: sending %s: %w", spec.Name, err)
+	}
+	return nil, g.takeErrors(i, spec.Name)
+}
+
+// batchParams encodes protocol.EventParams with Handlers by hand (the payload is JSON already).
+func batchParams(ext int, gen int64, hs []int, event string, payload []byte, ctx int64, signal bool) json.RawMessage {
+	b := make([]byte, 0, len(payload)+len(event)+96+4*len(hs))
+	b = append(b, `{"ext":`...)
+	b = strconv.AppendInt(b, int64(ext), 10)
+	b = append(b, `,"gen":`...)
+	b = strconv.AppendInt(b, gen, 10)
+	b = append(b, `,"handler":`...)
+	b = strconv.AppendInt(b, int64(hs[0]), 10)
+	b = append(b, `,"handlers":[`...)
+	for k, h := range hs {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(h), 10)
+	}
+	b = append(b, `],"event":`...)
+	b = strconv.AppendQuote(b, event)
+	b = append(b, `,"payload":`...)
+	b = append(b, payload...)
+	b = append(b, `,"ctx":`...)
+	b = strconv.AppendInt(b, ctx, 10)
+	if signal {
+		b = append(b, `,"signal":true`...)
+	}
+	return append(b, '}')
+}
+
+// streamState is what a process was last sent of a message_update stream, and the payload last
+// encoded (a dispatch reaching several extensions of the host encodes it once). mu guards it.
+type streamState struct {
+	mu sync.Mutex
+
+	// last is the payload pointer of the dispatch body was encoded for (each Emit makes a new
+	// one, and holding it here keeps its address from being reused).
+	last     any
+	lastBody []byte
+
+	// msg is the partial message the host holds, as sent: its blocks' text (or thinking)
+	// lengths and the fields a delta does not carry. seq numbers the message_update bodies, so a
+	// host that receives one body for several extensions applies its delta once.
+	msg        *llm.Message
+	lens       []int
+	usage      llm.Usage
+	stop       llm.StopReason
+	errMessage string
+	responseID string
+	seq        int64
+}
+
+// body returns the JSON of payload for spec, reusing the last one for the same dispatch.
+func (st *streamState) body(spec *ext.Spec, payload any, deltas bool) ([]byte, error) {
+	if st.last == payload && st.lastBody != nil {
+		return st.lastBody, nil
+	}
+	var b []byte
+	var err error
+	if mu, ok := payload.(*ext.MessageUpdate); ok && deltas {
+		b, err = st.messageUpdate(mu)
+	} else {
+		b, err = appendPayload(nil, payload)
+	}
+	if err != nil {
+		st.last, st.lastBody = nil, nil
+		return nil, err
+	}
+	st.last, st.lastBody = payload, b
+	return b, nil
+}
+
+// messageUpdate encodes a message_update for a host that keeps the partial message: the delta
+// alone with its sequence number when the message only grew by the delta since the last body,
+// else the whole message (which the host keeps from then on).
+func (st *streamState) messageUpdate(e *ext.MessageUpdate) ([]byte, error) {
+	b := make([]byte, 0, 160)
+	b = append(b, `{"assistantMessageEvent":`...)
+	if e.AssistantMessageEvent != nil {
+		var err error
+		if b, err = e.AssistantMessageEvent.AppendJSON(b); err != nil {
+			return nil, err
+		}
+	} else {
+		b = append(b, "null"...)
+	}
+	st.seq++
+	if st.grewByDelta(e) {
+		k := e.AssistantMessageEvent.ContentIndex
+		st.lens[k] += len(e.AssistantMessageEvent.Delta)
+		b = append(b, `,"deltaSeq":`...)
+		b = strconv.AppendInt(b, st.seq, 10)
+		return append(b, '}'), nil
+	}
+	m := e.Message
+	st.msg = m
+	st.lens = st.lens[:0]
+	if m == nil {
+		return append(b, '}'), nil
+	}
+	for k := range m.Content {
+		st.lens = append(st.lens, blockLen(&m.Content[k]))
+	}
+	st.usage, st.stop, st.errMessage, st.responseID = m.Usage, m.StopReason, m.ErrorMessage, m.ResponseID
+	b = append(b, `,"message":`...)
+	b, err := m.AppendJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, `,"messageSeq":`...)
+	b = strconv.AppendInt(b, st.seq, 10)
+	return append(b, '}'), nil
+}
+
+// grewByDelta reports whether e's partial message is the one last sent with only its delta
+// appended to the text (or thinking) of the block the delta names.
+func (st *streamState) grewByDelta(e *ext.MessageUpdate) bool {
+	ev, m := e.AssistantMessageEvent, e.Message
+	if ev == nil || m == nil || m != st.msg || len(m.Content) != len(st.lens) {
+		return false
+	}
+	k := ev.ContentIndex
+	if k < 0 || k >= len(m.Content) {
+		return false
+	}
+	var s string
+	switch c := &m.Content[k]; {
+	case ev.Type == llm.EventTextDelta && c.Type == llm.ContentText:
+		s = c.Text
+	case ev.Type == llm.EventThinkingDelta && c.Type == llm.ContentThinking:
+		s = c.Thinking
+	default:
+		return false
+	}
+	return len(s) == st.lens[k]+len(ev.Delta) && strings.HasSuffix(s, ev.Delta) &&
+		m.Usage == st.usage && m.StopReason == st.stop && m.ErrorMessage == st.errMessage && m.ResponseID == st.responseID
+}
+
+func blockLen(c *llm.Content) int {
+	if c.Type == llm.ContentThinking {
+		return len(c.Thinking)
+	}
+	return len(c.Text)
+}
+
+// appendPayload appends the JSON of an event payload. The payloads of the streaming events are
+// written by their own encoders (no reflection, and no second pass over MarshalJSON output as
+// json.Marshal makes); the rest go through encoding/json.
+func appendPayload(dst []byte, payload any) ([]byte, error) {
+	msgField := func(dst []byte, m *llm.Message) ([]byte, error) {
+		dst = append(dst, `{"message":`...)
+		if m == nil {
+			dst = append(dst, "null"...)
+		} else {
+			var err error
+			if dst, err = m.AppendJSON(dst); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	switch e := payload.(type) {
+	case *ext.MessageUpdate:
+		dst = append(dst, `{"assistantMessageEvent":`...)
+		if e.AssistantMessageEvent == nil {
+			dst = append(dst, "null"...)
+		} else {
+			var err error
+			if dst, err = e.AssistantMessageEvent.AppendJSON(dst); err != nil {
+				return nil, err
+			}
+		}
+		if e.Message != nil {
+			dst = append(dst, `,"message":`...)
+			var err error
+			if dst, err = e.Message.AppendJSON(dst); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	case *ext.MessageStart:
+		return msgField(dst, e.Message)
+	case *ext.MessageEnd:
+		return msgField(dst, e.Message)
+	}
+	b, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}

@@ -1,0 +1,115 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/host"
+	"github.com/atomic-cli/atomic/llm"
+)
+
+// streamExt is an extension with n message_update handlers; each records, per delta, the
+// message's text and thinking as it saw them, and the last one reports every record on
+// agent_settled through pi.events, prefixed with the extension's name.
+func streamExt(name string, n int) string {
+	return fmt.Sprintf(`
+const seen: string[] = [];
+export default function (pi) {
+	for (let k = 0; k < %d; k++) {
+		pi.on("message_update", (e) => {
+			const m = e.message;
+			const text = m.content.map((b) => b.type === "text" ? "T:" + b.text : b.type === "thinking" ? "H:" + b.thinking : b.type).join("|");
+			seen.push(k + "/" + e.type + "/" + e.assistantMessageEvent.type + "/" + text);
+			// The handlers share the event object (as in pi); an edit by the last one does not
+			// reach the next delta.
+			if (k === %d - 1) {
+				m.content.forEach((b) => { if (b.type === "text") b.text = "clobbered"; });
+				m.content.push({ type: "text", text: "extra" });
+			}
+		});
+	}
+	pi.on("agent_settled", () => { pi.events.emit("seen", %q + "\n" + seen.join("\n")); seen.length = 0; });
+}`, n, n, name)
+}
+
+// TestMessageUpdateBatchesAndDeltas: an extension's message_update handlers all run, in
+// registration order, on every delta, and each sees the whole partial message as the stream
+// built it (text and thinking deltas sent as deltas, block starts as whole messages), for every
+// extension of the host.
+func TestMessageUpdateBatchesAndDeltas(t *testing.T) {
+	dir := t.TempDir()
+	a := writeExt(t, dir, "a.ts", streamExt("a", 3))
+	b := writeExt(t, dir, "b.ts", streamExt("b", 1))
+	needNode(t)
+	sup := New([]string{a, b}, host.Options{}, Options{CacheDir: t.TempDir()})
+	defer sup.Close()
+	seen := make(chan string, 2)
+	goExt := func(api ext.API) error {
+		api.Events().On("seen", func(d any) { s, _ := d.(string); seen <- s })
+		return nil
+	}
+	r := ext.NewRunner(nil)
+	if errs := r.Load(nil, []string{"go:seen", a, b}, append([]ext.Factory{goExt}, sup.Factories()...)); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got := map[string]string{}
+	ctx := context.Background()
+	msg := &llm.Message{Role: "assistant"}
+	var want []string
+	emit := func(ev llm.Event) {
+		ext.Emit[ext.None](r, ctx, ext.MessageUpdate{AssistantMessageEvent: &ev, Message: msg})
+		var parts []string
+		for _, c := range msg.Content {
+			switch c.Type {
+			case llm.ContentText:
+				parts = append(parts, "T:"+c.Text)
+			case llm.ContentThinking:
+				parts = append(parts, "H:"+c.Thinking)
+			}
+		}
+		want = append(want, ev.Type+"/"+strings.Join(parts, "|"))
+	}
+	msg.Content = append(msg.Content, llm.Content{Type: llm.ContentThinking})
+	emit(llm.Event{Type: llm.EventThinkingStart})
+	for _, d := range []string{"let", " me", " think"} {
+		msg.Content[0].Thinking += d
+		emit(llm.Event{Type: llm.EventThinkingDelta, Delta: d})
+	}
+	msg.Content = append(msg.Content, llm.Content{Type: llm.ContentText})
+	emit(llm.Event{Type: llm.EventTextStart, ContentIndex: 1})
+	for i := 0; i < 50; i++ {
+		d := fmt.Sprintf("w%d ", i)
+		msg.Content[1].Text += d
+		emit(llm.Event{Type: llm.EventTextDelta, ContentIndex: 1, Delta: d})
+	}
+	// Usage changing mid-stream: the whole message again.
+	msg.Usage.Output = 7
+	msg.Content[1].Text += "end"
+	emit(llm.Event{Type: llm.EventTextDelta, ContentIndex: 1, Delta: "end"})
+	ext.Emit[ext.None](r, ctx, ext.AgentSettled{})
+	for range 2 {
+		select {
+		case s := <-seen:
+			name, rest, _ := strings.Cut(s, "\n")
+			got[name] = rest
+		case <-time.After(10 * time.Second):
+			t.Fatal("no report from the extensions")
+		}
+	}
+	for name, n := range map[string]int{"a": 3, "b": 1} {
+		var exp []string
+		for _, w := range want {
+			typ, text, _ := strings.Cut(w, "/")
+			for k := 0; k < n; k++ {
+				exp = append(exp, fmt.Sprintf("%d/message_update/%s/%s", k, typ, text))
+			}
+		}
+		if g := got[name]; g != strings.Join(exp, "\n") {
+			t.Errorf("extension %s saw\n%s\nwant\n%s", name, g, strings.Join(exp, "\n"))
+		}
+	}
+}

@@ -97,3 +97,6 @@ func (u *promptUI) SetWorkingIndicator(ind *ext.WorkingIndicator) {
 func (u *promptUI) SetWidgetAt(key string, lines []string, placement string) {
 	ext.SetWidgetAt(u.UI, key, lines, placement)
 }
+
+// Unwrap returns the mode's UI, so the optional capabilities it has are found (ext.UIAs).
+func (u *promptUI) Unwrap() ext.UI { return u.UI }

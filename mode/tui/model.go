@@ -108,6 +108,8 @@ func newModel(ctx context.Context, rt *session.Runtime, th *theme.Theme, km *key
 	}
 	m.chat = chat.New(chat.Env{Theme: th, MD: chat.NewMarkdown(th), Keys: km, Home: home})
 	m.ed = editor.New(km)
+	x.mirrorTheme(th)
+	x.mirrorKeys(km)
 	m.prompts = append([]string(nil), o.Prompts...)
 	m.rebuild()
 	for _, w := range o.Warnings {
@@ -493,10 +495,12 @@ func (m *model) ShowDialog(d component.Dialog) {
 }
 func (m *model) SetToolsExpanded(on bool) {
 	m.chat.Env.Expanded = on
+	m.ext.mirrorExpanded(on)
 	m.chat.Invalidate()
 }
 func (m *model) SetTheme(t *theme.Theme) {
 	m.th = t
+	m.ext.mirrorTheme(t)
 	m.chat.Env.Theme = t
 	m.chat.Env.MD = chat.NewMarkdown(t)
 	m.chat.Invalidate()

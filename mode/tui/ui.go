@@ -29,6 +29,7 @@ type extUI struct {
 	ended   bool
 	endedCh chan struct{}
 	text    string // mirror of the editor text for GetEditorText
+	surf    surfMirror
 }
 
 func newExtUI(u *UI) *extUI { return &extUI{u: u, endedCh: make(chan struct{})} }

@@ -36,13 +36,7 @@ export function getLanguageFromPath(filePath: string): string | undefined {
 	return LANGUAGES[base.slice(dot + 1)];
 }
 
-/** keyHint formats a keybinding hint; outside the TUI there are no bindings: the description. */
-export const keyHint = (_keybinding: string, description: string) => description;
-/** keyHintIfBound: outside the TUI no action has a key, so the plain description. */
-export const keyHintIfBound = (_keybinding: string, description: string) => description;
-/** keyText returns the key text of a keybinding id; without the TUI's keybindings, the id itself. */
-export const keyText = (keybinding: string) => String(keybinding ?? "");
-export const rawKeyHint = (key: string, description: string) => `${key} ${description}`;
+export { keyHint, keyHintIfBound, keyText, rawKeyHint } from "./uisurf";
 
 const NEEDS_UI = "custom editors need the interactive UI, which atomic does not have yet (print, JSON and RPC modes have no editor)";
 

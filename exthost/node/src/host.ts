@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { hostInfo } from "./modules";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
+import { noteContext, themeUI } from "./uisurf";
 
 type Fn = (...args: any[]) => any;
 
@@ -63,21 +64,6 @@ function infoOf(id: number): CtxInfo {
 	return info;
 }
 
-const identity = (...args: unknown[]) => {
-	for (let i = args.length - 1; i >= 0; i--) if (typeof args[i] === "string") return args[i];
-	return "";
-};
-/** The theme of ctx.ui.theme outside the TUI: every styling function returns its text. */
-const plainTheme: any = new Proxy(
-	{},
-	{
-		get(_t, prop) {
-			if (prop === "name") return "plain";
-			return identity;
-		},
-	},
-);
-
 const callbacks = new Map<number, Fn>();
 let nextCallback = 1;
 function callbackId(fn: Fn | undefined): number | undefined {
@@ -121,12 +107,9 @@ function makeUI(ctx: number): any {
 		setEditorText: (text: string) => notify("ui.setEditorText", { ctx, text }),
 		getEditorText: () => syncCall<string>("ui.getEditorText", { ctx }),
 		custom: () => Promise.resolve(undefined),
-		theme: plainTheme,
-		getAllThemes: () => [],
-		getTheme: () => undefined,
-		setTheme: () => ({ success: false, error: "themes need the interactive UI" }),
 		onTerminalInput: () => () => {},
 	};
+	Object.defineProperties(ui, Object.getOwnPropertyDescriptors(themeUI(ctx)));
 	// The TUI-only rest (setFooter, setHeader, setEditorComponent, addAutocompleteProvider, …) is a
 	// no-op here, as in print mode.
 	return new Proxy(ui, {
@@ -197,6 +180,7 @@ class Ctx {
 		signal: AbortSignal | LazySignal | undefined,
 	) {
 		this.#signal = signal;
+		noteContext(id);
 	}
 	get signal(): AbortSignal | undefined {
 		const s = this.#signal;

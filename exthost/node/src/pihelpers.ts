@@ -1,8 +1,10 @@
 // pi helpers packages import from the agent package that need no terminal: parseFrontmatter and
 // stripFrontmatter (a YAML front-matter block of a Markdown file), and the themes and border
 // component a UI extension builds its components from (getMarkdownTheme, getSelectListTheme,
-// getSettingsListTheme, DynamicBorder). The themes style nothing: atomic's host has no colours
-// of its own, so every style function returns its text unchanged.
+// getSettingsListTheme, DynamicBorder). The themes style with the active theme of the interactive
+// UI (uisurf.ts); outside it every style function returns its text unchanged.
+
+import { currentTheme } from "./uisurf";
 
 /** The value of one YAML scalar: quoted strings, booleans, null, numbers, inline [a, b] lists. */
 function scalar(raw: string): unknown {
@@ -75,30 +77,45 @@ export function stripFrontmatter(content: string): string {
 }
 
 const plain = (s: string) => s;
+const fg = (token: string) => (s: string) => currentTheme.fg(token, s);
 
-/** getMarkdownTheme returns a pi-tui MarkdownTheme whose styles leave the text unchanged. */
+/**
+ * getMarkdownTheme returns a pi-tui MarkdownTheme in the colours of the active theme (md*
+ * tokens); outside the TUI the styles leave the text unchanged.
+ */
 export function getMarkdownTheme() {
 	return {
-		heading: plain, link: plain, linkUrl: plain, code: plain, codeBlock: plain, codeBlockBorder: plain,
-		quote: plain, quoteBorder: plain, hr: plain, listBullet: plain, bold: plain, italic: plain,
-		strikethrough: plain, underline: plain,
+		heading: (s: string) => currentTheme.fg("mdHeading", currentTheme.bold(s)),
+		link: fg("mdLink"),
+		linkUrl: fg("mdLinkUrl"),
+		code: fg("mdCode"),
+		codeBlock: fg("mdCodeBlock"),
+		codeBlockBorder: fg("mdCodeBlockBorder"),
+		quote: (s: string) => currentTheme.fg("mdQuote", currentTheme.italic(s)),
+		quoteBorder: fg("mdQuoteBorder"),
+		hr: fg("mdHr"),
+		listBullet: fg("mdListBullet"),
+		bold: (s: string) => currentTheme.bold(s),
+		italic: (s: string) => currentTheme.italic(s),
+		strikethrough: (s: string) => currentTheme.strikethrough(s),
+		underline: (s: string) => currentTheme.underline(s),
 		highlightCode: (code: string) => String(code ?? "").split("\n"),
 	};
 }
 
-/** getSelectListTheme returns a pi-tui SelectListTheme whose styles leave the text unchanged. */
+/** getSelectListTheme returns a pi-tui SelectListTheme in the active theme's colours. */
 export function getSelectListTheme() {
-	return { selectedPrefix: plain, selectedText: plain, description: plain, scrollInfo: plain, noMatch: plain };
+	return { selectedPrefix: fg("accent"), selectedText: fg("accent"), description: fg("muted"), scrollInfo: fg("muted"), noMatch: fg("muted") };
 }
 
-/** getSettingsListTheme returns a pi-tui SettingsListTheme whose styles leave the text unchanged. */
+/** getSettingsListTheme returns a pi-tui SettingsListTheme in the active theme's colours. */
 export function getSettingsListTheme() {
 	return {
-		label: (s: string, _selected?: boolean) => s,
-		value: (s: string, _selected?: boolean) => s,
-		description: plain,
-		cursor: "→ ",
-		hint: plain,
+		label: (s: string, selected?: boolean) => (selected ? currentTheme.fg("accent", s) : s),
+		value: (s: string, selected?: boolean) => (selected ? currentTheme.fg("accent", s) : currentTheme.fg("muted", s)),
+		description: fg("dim"),
+		cursor: currentTheme.fg("accent", "→ "),
+		hint: fg("dim"),
 	};
 }
 

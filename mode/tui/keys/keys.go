@@ -406,3 +406,13 @@ func Label(s string) string {
 	s = strings.ReplaceAll(s, "escape", "esc")
 	return strings.ReplaceAll(s, "return", "enter")
 }
+
+// Labels returns every bound action id with the display labels of its keys (Hint's parts), as a
+// new map.
+func (m *Map) Labels() map[string][]string {
+	out := make(map[string][]string, len(m.labels))
+	for id, l := range m.labels {
+		out[id] = append([]string(nil), l...)
+	}
+	return out
+}

@@ -1,0 +1,195 @@
+// The theme, keybinding, tools-expanded and paste surfaces of ctx.ui (docs/extension-protocol.md
+// "Theme and keys"; tui.md §4.6, §5.2-5.3): the theme object extensions style with, resolved
+// from the palette of the interactive UI's active theme, and pi's keyHint family from its
+// effective keybindings. Outside the TUI the core answers a plain palette and no bindings, so
+// every style returns its text unchanged.
+
+import { notify, syncCall } from "./rpc";
+
+/** A resolved palette on the wire: token → SGR parameters ("38;2;r;g;b", "" = default colour). */
+interface Palette {
+	name: string;
+	path?: string;
+	colorMode: string;
+	fg: Record<string, string>;
+	bg: Record<string, string>;
+}
+
+const PLAIN: Palette = { name: "plain", colorMode: "truecolor", fg: {}, bg: {} };
+
+/** The most recent context id the host handed to extension code: the UI module-level helpers use. */
+let currentCtx: number | undefined;
+/** noteContext records the context of the latest dispatch (called for every Ctx made). */
+export function noteContext(id: number): void {
+	currentCtx = id;
+}
+
+// Palettes and bindings are fetched at most once per turn of the event loop: a render pass that
+// calls theme.fg hundreds of times costs one round trip, and a theme switch is seen on the next.
+let paletteCache = new Map<number, Palette>();
+let keysCache = new Map<number, Record<string, string[]>>();
+let clearScheduled = false;
+function scheduleClear(): void {
+	if (clearScheduled) return;
+	clearScheduled = true;
+	setImmediate(() => {
+		clearScheduled = false;
+		paletteCache = new Map();
+		keysCache = new Map();
+	});
+}
+
+function activePalette(ctx: number | undefined): Palette {
+	if (ctx === undefined) return PLAIN;
+	let p = paletteCache.get(ctx);
+	if (!p) {
+		try {
+			p = syncCall<Palette>("ui.theme", { ctx }) ?? PLAIN;
+		} catch {
+			p = PLAIN; // a stale context or a core without the method: unstyled text
+		}
+		paletteCache.set(ctx, p);
+		scheduleClear();
+	}
+	return p;
+}
+
+function bindings(ctx: number | undefined): Record<string, string[]> {
+	if (ctx === undefined) return {};
+	let b = keysCache.get(ctx);
+	if (!b) {
+		try {
+			b = syncCall<Record<string, string[]>>("ui.keybindings", { ctx }) ?? {};
+		} catch {
+			b = {};
+		}
+		keysCache.set(ctx, b);
+		scheduleClear();
+	}
+	return b;
+}
+
+const sgr = (p: string) => `\x1b[${p}m`;
+
+/**
+ * Theme is pi's theme object over a palette source: the live one of a context (ctx.ui.theme and
+ * the theme handed to renderers and factories) or a fixed one (getTheme(name)).
+ */
+export class Theme {
+	readonly #source: () => Palette;
+	constructor(source: () => Palette) {
+		this.#source = source;
+	}
+	get name(): string {
+		return this.#source().name;
+	}
+	get path(): string | undefined {
+		return this.#source().path;
+	}
+	#param(map: "fg" | "bg", color: string): string {
+		const p = this.#source();
+		const v = p[map][color];
+		if (v === undefined) {
+			if (p === PLAIN || p.name === "plain") return "";
+			throw new Error(`Unknown theme color: ${color}`);
+		}
+		return v;
+	}
+	fg(color: string, text: string): string {
+		const p = this.#param("fg", color);
+		return p ? `${sgr(p)}${text}\x1b[39m` : text;
+	}
+	bg(color: string, text: string): string {
+		const p = this.#param("bg", color);
+		return p ? `${sgr(p)}${text}\x1b[49m` : text;
+	}
+	bold(text: string): string {
+		return `\x1b[1m${text}\x1b[22m`;
+	}
+	italic(text: string): string {
+		return `\x1b[3m${text}\x1b[23m`;
+	}
+	underline(text: string): string {
+		return `\x1b[4m${text}\x1b[24m`;
+	}
+	inverse(text: string): string {
+		return `\x1b[7m${text}\x1b[27m`;
+	}
+	strikethrough(text: string): string {
+		return `\x1b[9m${text}\x1b[29m`;
+	}
+	getFgAnsi(color: string): string {
+		const p = this.#param("fg", color);
+		return p ? sgr(p) : "\x1b[39m";
+	}
+	getBgAnsi(color: string): string {
+		const p = this.#param("bg", color);
+		return p ? sgr(p) : "\x1b[49m";
+	}
+	getColorMode(): string {
+		return this.#source().colorMode;
+	}
+	getThinkingBorderColor(level: string): (s: string) => string {
+		const token =
+			{ minimal: "thinkingMinimal", low: "thinkingLow", medium: "thinkingMedium", high: "thinkingHigh", xhigh: "thinkingXhigh", max: "thinkingXhigh" }[
+				level
+			] ?? "thinkingOff";
+		return (s: string) => this.fg(token, s);
+	}
+	getBashModeBorderColor(): (s: string) => string {
+		return (s: string) => this.fg("bashMode", s);
+	}
+}
+
+/** themeOf is the live theme of context ctx (the current context's when ctx is undefined). */
+export function themeOf(ctx?: number): Theme {
+	if (ctx === undefined) return currentTheme;
+	return new Theme(() => activePalette(ctx));
+}
+
+/** currentTheme follows whichever context ran last (pi's global theme). */
+export const currentTheme = new Theme(() => activePalette(currentCtx));
+
+/** The theme members of ctx.ui for context ctx (spread into makeUI's object). */
+export function themeUI(ctx: number): Record<string, unknown> {
+	return {
+		get theme() {
+			return themeOf(ctx);
+		},
+		getAllThemes: () => (syncCall<{ name: string; path?: string }[]>("ui.getAllThemes", { ctx }) ?? []).map((t) => ({ name: t.name, path: t.path ?? undefined })),
+		getTheme: (name: string) => {
+			const p = syncCall<Palette | null>("ui.theme", { ctx, name: String(name ?? "") });
+			return p ? new Theme(() => p) : undefined;
+		},
+		setTheme: (theme: string | Theme) => {
+			const name = typeof theme === "string" ? theme : theme instanceof Theme ? theme.name : undefined;
+			if (name === undefined) return { success: false, error: "setTheme: only themes by name or from getTheme are supported" };
+			const r = syncCall<{ success: boolean; error?: string }>("ui.setTheme", { ctx, name });
+			paletteCache = new Map();
+			return r.success ? { success: true } : { success: false, error: r.error };
+		},
+		getToolsExpanded: () => syncCall<boolean>("ui.getToolsExpanded", { ctx }) === true,
+		setToolsExpanded: (expanded: boolean) => notify("ui.setToolsExpanded", { ctx, expanded: expanded === true }),
+		pasteToEditor: (text: string) => notify("ui.pasteToEditor", { ctx, text: String(text ?? "") }),
+	};
+}
+
+/** keyText is the keys bound to an action id joined by "/", "" when unbound. */
+export function keyText(keybinding: string): string {
+	return (bindings(currentCtx)[String(keybinding ?? "")] ?? []).join("/");
+}
+
+/** keyHint is the action's keys (dim) then " description" (muted), as pi's. */
+export function keyHint(keybinding: string, description: string): string {
+	return currentTheme.fg("dim", keyText(keybinding)) + currentTheme.fg("muted", ` ${description}`);
+}
+
+/** keyHintIfBound is keyHint, or "" when the action has no key. */
+export function keyHintIfBound(keybinding: string, description: string): string {
+	return keyText(keybinding) === "" ? "" : keyHint(keybinding, description);
+}
+
+/** rawKeyHint formats a literal key like keyHint. */
+export function rawKeyHint(key: string, description: string): string {
+	return currentTheme.fg("dim", String(key)) + currentTheme.fg("muted", ` ${description}`);
+}

@@ -1,0 +1,70 @@
+package tui_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
+)
+
+// TestE2EExtensionThemeKeysExpandPaste: an unchanged TypeScript extension styles a widget with
+// ctx.ui.theme (the dark palette's real SGR colours reach the terminal), lists and loads themes,
+// formats key hints from keybindings.json, sets the tools-expanded flag and reads it back,
+// switches the theme (an unknown name fails and falls back; "light" is applied and saved) and
+// pastes twelve lines into the editor, which become a large-paste marker.
+func TestE2EExtensionThemeKeysExpandPaste(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "x"}))
+	env.WriteFile(t, filepath.Join(env.Agent, "keybindings.json"), `{"app.tools.expand": ["ctrl+x", "alt+o"]}`)
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`)
+	mine, err := os.ReadFile(filepath.Join("theme", "testdata", "mine.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.WriteFile(t, filepath.Join(env.Agent, "themes", "mine.json"), string(mine))
+	extPath, err := filepath.Abs(filepath.Join("testdata", "uisurf", "surfaces.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := env.StartSized(t, 140, 40, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
+	term.WaitFor("fake-model")
+	term.Record()
+	term.Type("/surf")
+	term.Press("enter")
+	term.WaitFor("THEMED-ACCENT", "[paste #1 +12 lines]", "now=light")
+	screen := term.Screen()
+	for _, want := range []string{
+		"name=dark mode=truecolor themes=dark,light,mine",
+		"hint=[ctrl+x/alt+o to expand] text=[ctrl+x/alt+o]",
+		"unbound=[] raw=[ctrl+q quit it]",
+		`light-accent="\u001b[38;2;90;128;128m" missing=true`,
+		"expanded=true bad=false:theme: unknown theme \"no-such-theme\" (using dark) ok=true now=light",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	rec := string(term.Recorded())
+	// dark accent #8abeb7, toolErrorBg #3c2828.
+	for _, want := range []string{"\x1b[38;2;138;190;183mTHEMED-ACCENT", "48;2;60;40;40mERR-BG"} {
+		if !strings.Contains(rec, want) {
+			t.Fatalf("the terminal output lacks %q", want)
+		}
+	}
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+	settings, err := os.ReadFile(filepath.Join(env.Agent, "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(settings), `"theme": "light"`) {
+		t.Fatalf("setTheme did not save the theme:\n%s", settings)
+	}
+}

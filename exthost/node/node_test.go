@@ -558,7 +558,8 @@ export default function (pi) {
 }
 
 // TestCustomOperationsAndHelpers: createEditTool and createLsTool with custom operations run in
-// TypeScript on those operations; the small helpers answer without a TUI.
+// TypeScript on those operations; the small helpers answer without a TUI (no key is bound there,
+// so keyHintIfBound and keyText are empty).
 func TestCustomOperationsAndHelpers(t *testing.T) {
 	src := `
 import { createEditTool, createLsTool, getLanguageFromPath, highlightCode, keyHintIfBound, keyText, CustomEditor } from "@bastani/atomic";
@@ -591,7 +592,7 @@ export default function (pi) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "Successfully replaced 1 block(s) in a.txt.|alpha gamma|a.txt,sub/|rust|x|to expand|app.tools.expand|custom editors need the interactive UI"
+	want := "Successfully replaced 1 block(s) in a.txt.|alpha gamma|a.txt,sub/|rust|x|||custom editors need the interactive UI"
 	if got := res.Content[0].Text; !strings.HasPrefix(got, want) {
 		t.Fatalf("got  %q\nwant %q…", got, want)
 	}

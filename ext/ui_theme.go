@@ -14,8 +14,8 @@ import (
 // maps to the SGR parameters of its colour ("38;2;r;g;b", "38;5;n", or "" for the terminal
 // default). Fg and Bg style text exactly as the interactive mode's own components do; the
 // renderer downsamples the 24-bit colours to the terminal (256 or 16 colours, none under
-// NO_COLOR). A Theme is immutable once built; the zero Theme (and nil) is plain: every style
-// returns its text unchanged.
+// NO_COLOR). A Theme is immutable once built; the zero Theme (and nil) is plain: every style,
+// attributes included, returns its text unchanged.
 type Theme struct {
 	// Name is the theme's name ("dark", "light", a file's name, "plain" outside the TUI).
 	Name string `json:"name"`
@@ -67,6 +67,9 @@ func (t *Theme) BgAnsi(token string) string {
 	return "\x1b[" + t.BgParams[token] + "m"
 }
 
+// plain reports whether t styles nothing (nil, or no colours at all: the theme outside the TUI).
+func (t *Theme) plain() bool { return t == nil || (len(t.FgParams) == 0 && len(t.BgParams) == 0) }
+
 // HasToken reports whether token is a foreground or background token of the theme.
 func (t *Theme) HasToken(token string) bool {
 	if t == nil {
@@ -78,19 +81,44 @@ func (t *Theme) HasToken(token string) bool {
 }
 
 // Bold makes s bold (SGR 1, closed with 22).
-func (t *Theme) Bold(s string) string { return "\x1b[1m" + s + "\x1b[22m" }
+func (t *Theme) Bold(s string) string {
+	if t.plain() {
+		return s
+	}
+	return "\x1b[1m" + s + "\x1b[22m"
+}
 
 // Italic makes s italic (SGR 3, closed with 23).
-func (t *Theme) Italic(s string) string { return "\x1b[3m" + s + "\x1b[23m" }
+func (t *Theme) Italic(s string) string {
+	if t.plain() {
+		return s
+	}
+	return "\x1b[3m" + s + "\x1b[23m"
+}
 
 // Underline underlines s (SGR 4, closed with 24).
-func (t *Theme) Underline(s string) string { return "\x1b[4m" + s + "\x1b[24m" }
+func (t *Theme) Underline(s string) string {
+	if t.plain() {
+		return s
+	}
+	return "\x1b[4m" + s + "\x1b[24m"
+}
 
 // Inverse shows s in reverse video (SGR 7, closed with 27).
-func (t *Theme) Inverse(s string) string { return "\x1b[7m" + s + "\x1b[27m" }
+func (t *Theme) Inverse(s string) string {
+	if t.plain() {
+		return s
+	}
+	return "\x1b[7m" + s + "\x1b[27m"
+}
 
 // Strikethrough strikes s through (SGR 9, closed with 29).
-func (t *Theme) Strikethrough(s string) string { return "\x1b[9m" + s + "\x1b[29m" }
+func (t *Theme) Strikethrough(s string) string {
+	if t.plain() {
+		return s
+	}
+	return "\x1b[9m" + s + "\x1b[29m"
+}
 
 // ThemeInfo names a theme getAllThemes lists: Path is "" for built-ins.
 type ThemeInfo struct {

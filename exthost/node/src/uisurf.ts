@@ -86,6 +86,10 @@ export class Theme {
 	get path(): string | undefined {
 		return this.#source().path;
 	}
+	/** A plain palette (outside the TUI) styles nothing, attributes included. */
+	#plain(): boolean {
+		return this.#source().name === "plain";
+	}
 	#param(map: "fg" | "bg", color: string): string {
 		const p = this.#source();
 		const v = p[map][color];
@@ -104,19 +108,19 @@ export class Theme {
 		return p ? `${sgr(p)}${text}\x1b[49m` : text;
 	}
 	bold(text: string): string {
-		return `\x1b[1m${text}\x1b[22m`;
+		return this.#plain() ? text : `\x1b[1m${text}\x1b[22m`;
 	}
 	italic(text: string): string {
-		return `\x1b[3m${text}\x1b[23m`;
+		return this.#plain() ? text : `\x1b[3m${text}\x1b[23m`;
 	}
 	underline(text: string): string {
-		return `\x1b[4m${text}\x1b[24m`;
+		return this.#plain() ? text : `\x1b[4m${text}\x1b[24m`;
 	}
 	inverse(text: string): string {
-		return `\x1b[7m${text}\x1b[27m`;
+		return this.#plain() ? text : `\x1b[7m${text}\x1b[27m`;
 	}
 	strikethrough(text: string): string {
-		return `\x1b[9m${text}\x1b[29m`;
+		return this.#plain() ? text : `\x1b[9m${text}\x1b[29m`;
 	}
 	getFgAnsi(color: string): string {
 		const p = this.#param("fg", color);

@@ -36,7 +36,7 @@ type extensionFlagsOptions struct {
 
 // addExtensionFlags registers the extension-loading flags.
 func addExtensionFlags(f *pflag.FlagSet, o *extensionFlagsOptions) {
-	f.StringArrayVarP(&o.ExtensionSources, "extension", "e", nil, "load an extension (a .ts/.js file or a directory; repeatable)")
+	f.StringArrayVarP(&o.ExtensionSources, "extension", "e", nil, "load an extension for this run: a .ts/.js file, a directory, or an npm:/git: package (repeatable)")
 	f.BoolVar(&o.NoExtensions, "no-extensions", false, "do not discover extensions (also -ne); -e still loads")
 	f.BoolVarP(&o.Approve, "approve", "a", false, "trust this project for this run: load its .atomic/extensions")
 	f.BoolVar(&o.NoApprove, "no-approve", false, "do not load project-local extensions, even if trusted (also -na)")
@@ -84,16 +84,13 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 }
 
 // checkExtensionSources returns an error naming each -e source that cannot load (a path that
-// does not exist; npm: and git: sources, not supported yet), one line each; nil when all can.
+// does not exist), one line each; nil when all can. npm: and git: sources were installed and
+// replaced by their files before (installTemporaryPackages).
 // An extension that fails to load stops the run before anything is sent (config-and-resources.md
 // §5; pi and Atomic exit 1).
 func (o *Options) checkExtensionSources(cwd string) error {
 	var errs []error
 	for _, src := range o.ExtensionSources {
-		if strings.HasPrefix(src, "npm:") || strings.HasPrefix(src, "git:") {
-			errs = append(errs, fmt.Errorf("extension %s failed to load: npm: and git: sources are not supported yet; install the package and pass its path", src))
-			continue
-		}
 		p := src
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(cwd, p)

@@ -71,18 +71,10 @@ func Main(args []string, exts ...Extension) int {
 	return execute(opts, args)
 }
 
-// packageCommands are pi's and Atomic's package commands. Until atomic implements them, the
-// first argument naming one ends the run with an error, so it never reaches a provider as a
-// prompt; after "--" the word is an ordinary message.
-var packageCommands = map[string]bool{
-	"install": true, "remove": true, "uninstall": true, "update": true, "list": true, "config": true,
-}
-
 // execute parses args into opts and runs atomic, returning the exit code.
 func execute(opts *Options, args []string) int {
 	if len(args) > 0 && packageCommands[args[0]] {
-		fmt.Fprintf(opts.Stderr, "Error: atomic %s: package commands (install, remove, uninstall, update, list, config) are not available yet; nothing was run.\nTo send a prompt that starts with %q, put it after -- in quotes: atomic -p -- \"%s …\"\n", args[0], args[0], args[0])
-		return 1
+		return runPackageCommand(opts, args) // packages.go
 	}
 	cmd := newRootCmd(opts, run)
 	args = expandAliases(args)
@@ -173,6 +165,9 @@ func run(o *Options) error {
 	}
 	for _, w := range st.LoadWarnings() {
 		fmt.Fprintf(o.Stderr, "Warning: %s\n", w)
+	}
+	if err := o.installTemporaryPackages(agentDir, cwd); err != nil { // -e npm:/git: (packages.go)
+		return err
 	}
 	if err := o.checkExtensionSources(cwd); err != nil {
 		return err

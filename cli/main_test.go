@@ -26,6 +26,8 @@ package cli
 //	bg-exit <code>                   the exit code of the last background command waited for
 //	bg-signal <INT|TERM|HUP>         send a signal to the last background command wait-requests saw
 //	sleep <duration>                 pause the script (time.ParseDuration syntax)
+//	npm-registry <dir>...            publish package directories in a local npm registry and set
+//	                                 npm_config_registry to it (npmregistry_test.go)
 
 import (
 	"bufio"
@@ -75,7 +77,8 @@ type stateKey struct{}
 // scriptState is what the custom commands of one script share.
 type scriptState struct {
 	srv *fakellm.Server
-	bg  []*exec.Cmd // background commands seen by wait-requests, in start order
+	bg  []*exec.Cmd  // background commands seen by wait-requests, in start order
+	npm *npmRegistry // the local npm registry of npm-registry (npmregistry_test.go)
 }
 
 func state(ts *testscript.TestScript) *scriptState {
@@ -146,6 +149,7 @@ var scriptCmds = map[string]func(ts *testscript.TestScript, neg bool, args []str
 	"bg-exit":        cmdBgExit,
 	"sleep":          cmdSleep,
 	"bg-signal":      cmdBgSignal,
+	"npm-registry":   cmdNpmRegistry,
 }
 
 // baseURL is the models.json baseUrl of the fake server for api.

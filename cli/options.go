@@ -45,6 +45,7 @@ type Options struct {
 	resMu             sync.Mutex                // guards skills and templates: /reload rewrites them while extensions rebuild the prompt
 	skills            []resource.Skill          // discovered by loadResources
 	templates         []resource.PromptTemplate // discovered by loadResources
+	tempPackages      resource.PackageResources // the skills, prompts and themes of -e npm:/git: packages (packages.go)
 	Version           bool
 	Offline           bool
 	Verbose           bool

@@ -59,8 +59,9 @@ type Discovered struct {
 // subdirectory contributes its package.json manifest's extensions ("atomic", legacy "pi": {
 // "extensions": [...] }), else its index.ts, else its index.js, else its package.json "exports"
 // "." or "main" entry (node_modules is never scanned). After the discovery directories
-// come the settings.json `extensions` entries and local `packages` (settingsExtensions), from
-// the global file and, when the project is trusted, the project file.
+// come the settings.json `extensions` entries (settingsExtensions), then the extensions of the
+// settings `packages` (ResolvePackages), each from the global file and, when the project is
+// trusted, the project file.
 func DiscoverExtensions(o DiscoverOptions) Discovered {
 	if o.ConfigDirName == "" {
 		o.ConfigDirName = ".atomic"
@@ -107,13 +108,20 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 			files = append(files, settingsSource{project, ScopeProject})
 		}
 		for _, f := range files {
-			paths, pkgs := settingsExtensions(f.path, &d.Warnings)
-			for _, p := range paths {
+			for _, p := range settingsExtensions(f.path, &d.Warnings) {
 				add(p, f.scope)
 			}
-			for _, p := range pkgs {
-				add(p, f.scope)
+		}
+		// The extensions of the settings `packages` (packages.go): installed npm and git
+		// packages and local ones.
+		pkgs, warns := ResolvePackages(PackagePlaces{AgentDir: o.AgentDir, Cwd: o.Cwd}, o.ProjectTrusted)
+		d.Warnings = append(d.Warnings, warns...)
+		for _, r := range pkgs.Extensions {
+			scope := ScopeGlobal
+			if r.Origin.Scope == PackageScopeProject {
+				scope = ScopeProject
 			}
+			add(r.Path, scope)
 		}
 	}
 	for _, src := range o.CLI {
@@ -150,18 +158,15 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 
 type settingsSource struct{ path, scope string }
 
-// settingsExtensions reads the `extensions` and `packages` arrays of one settings file. Paths are
-// relative to the file's directory (`~` and absolute paths allowed). An `extensions` entry that
-// is a file is an extension; a directory resolves like a -e directory (entry points, else a
-// scan); globs expand to the extension files they match. A local `packages` source (a string or
-// an object's "source") contributes its package.json manifest's extensions ("atomic", legacy
-// "pi"), else the files of its extensions/ directory; an object's "extensions" list narrows them
-// ([] loads none). npm:, git: and URL sources are reported as not supported yet.
-func settingsExtensions(path string, warnings *[]error) (exts, pkgs []string) {
+// settingsExtensions reads the `extensions` array of one settings file. Paths are relative to
+// the file's directory (`~` and absolute paths allowed). An entry that is a file is an
+// extension; a directory resolves like a -e directory (entry points, else a scan); globs expand
+// to the extension files they match. The `packages` are ResolvePackages' (packages.go).
+func settingsExtensions(path string, warnings *[]error) (exts []string) {
 	var ignored []error
 	m := readSettingsFile(path, &ignored) // LoadSettings reports unreadable files
 	if m == nil {
-		return nil, nil
+		return nil
 	}
 	dir := filepath.Dir(path)
 	resolve := func(p string) string {
@@ -216,135 +221,12 @@ func settingsExtensions(path string, warnings *[]error) (exts, pkgs []string) {
 			exts = append(exts, found...)
 		}
 	}
-	if raw, ok := m["packages"]; ok {
-		list, ok := raw.([]any)
-		if !ok {
-			*warnings = append(*warnings, fmt.Errorf("%s: packages: expected an array", path))
-		}
-		for _, e := range list {
-			var source string
-			var filter []string
-			filtered := false
-			switch v := e.(type) {
-			case string:
-				source = v
-			case map[string]any:
-				source, _ = v["source"].(string)
-				if f, ok := v["extensions"].([]any); ok {
-					filtered = true
-					for _, x := range f {
-						if s, ok := x.(string); ok {
-							filter = append(filter, s)
-						}
-					}
-				}
-			}
-			if source == "" {
-				*warnings = append(*warnings, fmt.Errorf("%s: packages: %v has no source", path, e))
-				continue
-			}
-			if remoteSource(source) {
-				*warnings = append(*warnings, fmt.Errorf("%s: packages: %s: npm: and git: package sources are not supported yet; install the package and list its path", path, source))
-				continue
-			}
-			root := resolve(source)
-			fi, err := os.Stat(root)
-			if err != nil {
-				*warnings = append(*warnings, fmt.Errorf("%s: packages: %q: %w", path, source, err))
-				continue
-			}
-			if !fi.IsDir() {
-				if !filtered || len(filter) > 0 {
-					pkgs = append(pkgs, root)
-				}
-				continue
-			}
-			found := packageExtensions(root)
-			if filtered {
-				found = filterPackage(root, found, filter)
-			}
-			pkgs = append(pkgs, found...)
-		}
-	}
-	return exts, pkgs
+	return exts
 }
 
-// remoteSource reports whether a package source is npm, git or a URL (config-and-resources.md §4).
-func remoteSource(s string) bool {
-	for _, p := range []string{"npm:", "git:", "https://", "http://", "ssh://", "git://"} {
-		if strings.HasPrefix(s, p) {
-			return true
-		}
-	}
-	return false
-}
 
-// packageExtensions returns a local package's extensions: its manifest's list ("atomic", legacy
-// "pi"; globs allowed), else the extension files of its extensions/ directory.
-func packageExtensions(root string) []string {
-	if list, ok := manifestExtensions(root); ok {
-		return list
-	}
-	return ScanExtensionDir(filepath.Join(root, "extensions"))
-}
 
-// filterPackage keeps the extensions matching one of filter's entries (paths or globs relative
-// to the package root): filters only narrow what the package offers.
-func filterPackage(root string, found, filter []string) []string {
-	var out []string
-	for _, p := range found {
-		r, err := filepath.Rel(root, p)
-		if err != nil {
-			continue
-		}
-		for _, f := range filter {
-			f = filepath.Clean(f)
-			if ok, _ := filepath.Match(f, r); ok || f == r {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
 
-// manifestExtensions reads dir/package.json's manifest ("atomic", else legacy "pi") extensions
-// list: the existing files it names (globs expanded). ok is false without such a list.
-func manifestExtensions(dir string) (out []string, ok bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
-	if err != nil {
-		return nil, false
-	}
-	var pkg map[string]json.RawMessage
-	if json.Unmarshal(b, &pkg) != nil {
-		return nil, false
-	}
-	for _, key := range []string{"atomic", "pi"} {
-		var m struct {
-			Extensions []string `json:"extensions"`
-		}
-		if raw, has := pkg[key]; !has || json.Unmarshal(raw, &m) != nil || m.Extensions == nil {
-			continue
-		}
-		for _, e := range m.Extensions {
-			p := filepath.Join(dir, e)
-			if strings.ContainsAny(e, "*?[") {
-				matches, _ := filepath.Glob(p)
-				for _, mt := range matches {
-					if fi, err := os.Stat(mt); err == nil && fi.Mode().IsRegular() && isExtensionFile(mt) {
-						out = append(out, mt)
-					}
-				}
-				continue
-			}
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-				out = append(out, p)
-			}
-		}
-		return out, true
-	}
-	return nil, false
-}
 
 // isExtensionFile reports whether name is a loadable extension file.
 func isExtensionFile(name string) bool {

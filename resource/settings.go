@@ -411,7 +411,12 @@ const maxSettingsFile = 4 << 20
 // that exists but is not a JSON object is left untouched and reported, so a hand-edited file
 // with a typo is never overwritten. Keys are written sorted, indented by two spaces.
 func SaveGlobalSetting(agentDir, key string, value any) error {
-	path := filepath.Join(agentDir, "settings.json")
+	return saveSettingsKey(filepath.Join(agentDir, "settings.json"), key, value)
+}
+
+// saveSettingsKey is SaveGlobalSetting for any settings file (a project's too).
+func saveSettingsKey(path, key string, value any) error {
+	dir := filepath.Dir(path)
 	m := map[string]any{}
 	mode := os.FileMode(0o644)
 	if f, err := os.Open(path); err == nil {
@@ -448,10 +453,10 @@ func SaveGlobalSetting(agentDir, key string, value any) error {
 	if err != nil {
 		return fmt.Errorf("settings: save %s: %w", key, err)
 	}
-	if err := os.MkdirAll(agentDir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("settings: save %s: %w", key, err)
 	}
-	tmp, err := os.CreateTemp(agentDir, ".settings-*.json")
+	tmp, err := os.CreateTemp(dir, ".settings-*.json")
 	if err != nil {
 		return fmt.Errorf("settings: save %s: %w", key, err)
 	}

@@ -32,6 +32,9 @@ type SkillOptions struct {
 	NoSkills       bool     // --no-skills: no discovery; Paths still load
 	Settings       []string // settings `skills` entries (files or directories)
 	Paths          []string // --skill paths (loaded even with NoSkills)
+	// Packages are the skill files of packages and -e sources (ResolvePackages), loaded after
+	// the settings entries; -e ones (scope temporary) load even with NoSkills.
+	Packages []PackageResource
 }
 
 var skillNameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -93,6 +96,11 @@ func DiscoverSkills(o SkillOptions) ([]Skill, []error) {
 		}
 		for _, p := range o.Settings {
 			loadSkillPath(expandHome(p, o.Home), SettingsOrigin, add, scan)
+		}
+	}
+	for _, r := range o.Packages {
+		if !o.NoSkills || r.Origin.Scope == PackageScopeTemporary {
+			add(r.Path, r.Origin)
 		}
 	}
 	return skills, warns
@@ -370,6 +378,9 @@ func ExpandSkill(text string, skills []Skill) (out string, ok bool, err error) {
 type Origin struct {
 	Source string
 	Scope  string
+	// PackageRoot is the directory of the package a resource came from (Source is then the
+	// package source and Scope "user", "project" or "temporary"); "" for top-level resources.
+	PackageRoot string
 }
 
 // The origins DiscoverSkills and DiscoverPromptTemplates assign.

@@ -29,6 +29,9 @@ type TemplateOptions struct {
 	NoTemplates    bool     // --no-prompt-templates: no discovery; Paths still load
 	Settings       []string // settings `prompts` entries (files or directories)
 	Paths          []string // --prompt-template paths
+	// Packages are the template files of packages and -e sources (ResolvePackages), loaded
+	// after the settings entries; -e ones (scope temporary) load even with NoTemplates.
+	Packages []PackageResource
 }
 
 // DiscoverPromptTemplates loads the templates of §11: --prompt-template paths, <agentDir>/prompts,
@@ -90,6 +93,11 @@ func DiscoverPromptTemplates(o TemplateOptions) ([]PromptTemplate, []error) {
 		addPath(p, CLIOrigin)
 	}
 	if o.NoTemplates {
+		for _, r := range o.Packages {
+			if r.Origin.Scope == PackageScopeTemporary {
+				add(r.Path, r.Origin)
+			}
+		}
 		return out, warns
 	}
 	if o.AgentDir != "" {
@@ -106,6 +114,9 @@ func DiscoverPromptTemplates(o TemplateOptions) ([]PromptTemplate, []error) {
 	}
 	for _, p := range o.Settings {
 		addPath(expandHome(p, o.Home), SettingsOrigin)
+	}
+	for _, r := range o.Packages {
+		add(r.Path, r.Origin)
 	}
 	return out, warns
 }

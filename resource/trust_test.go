@@ -42,14 +42,16 @@ func TestSettingsExtensionsAndPackages(t *testing.T) {
 		ws = append(ws, w.Error())
 	}
 	all := strings.Join(ws, "\n")
-	for _, sub := range []string{`"missing.ts"`, `"!nope": !, + and - patterns are not supported yet`, "npm:@scope/pkg@1.0.0: npm: and git: package sources are not supported yet", "git:github.com/a/b: npm: and git:"} {
+	for _, sub := range []string{`"missing.ts"`, `"!nope": !, + and - patterns are not supported yet`, "package npm:@scope/pkg@1.0.0 is not installed", "run `atomic install git:github.com/a/b`"} {
 		if !strings.Contains(all, sub) {
 			t.Errorf("warnings lack %q:\n%s", sub, all)
 		}
 	}
 
 	d = DiscoverExtensions(DiscoverOptions{Cwd: cwd, AgentDir: agent, ProjectTrusted: true})
-	if got := rel(root, d.Extensions); got != want+" project:proj/.atomic/ext/proj.ts project:proj/.atomic/pkg/extensions/pp.ts" {
+	// Settings entries (global, then project) come before the packages (global, then project).
+	wantTrusted := strings.Replace(want, " global:pkgs/manifest", " project:proj/.atomic/ext/proj.ts global:pkgs/manifest", 1) + " project:proj/.atomic/pkg/extensions/pp.ts"
+	if got := rel(root, d.Extensions); got != wantTrusted {
 		t.Errorf("trusted: got %s", got)
 	}
 }

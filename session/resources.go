@@ -41,14 +41,23 @@ func (s *Session) SlashCommands() []ext.CommandInfo {
 		}
 		out = append(out, ext.CommandInfo{
 			Name: t.Name, Description: t.Description, ArgumentHint: t.ArgumentHint, Source: "prompt",
-			SourceInfo: ext.SourceInfo{Path: t.FilePath, Source: t.Origin.Source, Scope: t.Origin.Scope, Origin: "top-level", BaseDir: filepath.Dir(t.FilePath)},
+			SourceInfo: sourceInfo(t.FilePath, filepath.Dir(t.FilePath), t.Origin),
 		})
 	}
 	for _, sk := range s.opts.Skills {
 		out = append(out, ext.CommandInfo{
 			Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill",
-			SourceInfo: ext.SourceInfo{Path: sk.FilePath, Source: sk.Origin.Source, Scope: sk.Origin.Scope, Origin: "top-level", BaseDir: sk.BaseDir},
+			SourceInfo: sourceInfo(sk.FilePath, sk.BaseDir, sk.Origin),
 		})
 	}
 	return out
+}
+
+// sourceInfo is the sourceInfo of a template or skill file: origin "package" with the package
+// directory as baseDir for a package's, else "top-level" with baseDir.
+func sourceInfo(path, baseDir string, o resource.Origin) ext.SourceInfo {
+	if o.PackageRoot != "" {
+		return ext.SourceInfo{Path: path, Source: o.Source, Scope: o.Scope, Origin: "package", BaseDir: o.PackageRoot}
+	}
+	return ext.SourceInfo{Path: path, Source: o.Source, Scope: o.Scope, Origin: "top-level", BaseDir: baseDir}
 }

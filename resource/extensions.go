@@ -224,10 +224,6 @@ func settingsExtensions(path string, warnings *[]error) (exts []string) {
 	return exts
 }
 
-
-
-
-
 // isExtensionFile reports whether name is a loadable extension file.
 func isExtensionFile(name string) bool {
 	return strings.HasSuffix(name, ".ts") && !strings.HasSuffix(name, ".d.ts") || strings.HasSuffix(name, ".js")

@@ -515,8 +515,7 @@ func manifestFiles(root, typ string, entries []string) []string {
 			if strings.HasPrefix(p, "!") || strings.HasPrefix(p, "+") || strings.HasPrefix(p, "-") {
 				continue
 			}
-			matches, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(p)))
-			for _, m := range matches {
+			for _, m := range globTree(root, p) {
 				all = append(all, collectPath(m, typ)...)
 			}
 		}
@@ -619,6 +618,41 @@ func walkFiles(dir, ext string) []string {
 		}
 	}
 	walk(dir, 0)
+	return out
+}
+
+// globTree returns the files and directories under root (hidden entries and node_modules
+// skipped, depth bounded) whose path relative to root matches the glob pattern.
+func globTree(root, pattern string) []string {
+	pattern = strings.TrimPrefix(filepath.ToSlash(pattern), "./")
+	var out []string
+	var walk func(d string, depth int)
+	walk = func(d string, depth int) {
+		if depth > 8 {
+			return
+		}
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if strings.HasPrefix(name, ".") || name == "node_modules" {
+				continue
+			}
+			full := filepath.Join(d, name)
+			rel, _ := filepath.Rel(root, full)
+			if globMatch(pattern, filepath.ToSlash(rel)) {
+				out = append(out, full)
+				continue
+			}
+			if fi, err := os.Stat(full); err == nil && fi.IsDir() {
+				walk(full, depth+1)
+			}
+		}
+	}
+	walk(root, 0)
+	sort.Strings(out)
 	return out
 }
 

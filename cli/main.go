@@ -166,10 +166,8 @@ func run(o *Options) error {
 	for _, w := range st.LoadWarnings() {
 		fmt.Fprintf(o.Stderr, "Warning: %s\n", w)
 	}
-	if err := o.installTemporaryPackages(agentDir, cwd); err != nil { // -e npm:/git: (packages.go)
-		return err
-	}
-	if err := o.checkExtensionSources(cwd); err != nil {
+	installErr := o.installTemporaryPackages(agentDir, cwd) // -e npm:/git: (packages.go)
+	if err := errors.Join(o.checkExtensionSources(cwd), installErr); err != nil {
 		return err
 	}
 	// TypeScript/JavaScript extensions (extensions.go): the Node host starts in the background.

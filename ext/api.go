@@ -98,6 +98,10 @@ type API interface {
 	RegisterProvider(name string, cfg ProviderConfig) error
 	// UnregisterProvider removes a provider registered with RegisterProvider (provider.go).
 	UnregisterProvider(name string) error
+	// ModelRegistry is the model registry of the runtime (nil: none); StreamModel calls a model
+	// on the extension's behalf with the runtime's credentials (modelcall.go).
+	ModelRegistry() *model.Registry
+	StreamModel(ctx context.Context, req *llm.Request, emit func(llm.Event)) llm.Message
 	// RegisterWorkflowActivityPublisher makes a new publisher the source of the runner's workflow
 	// activity hub, fencing the previous one (workflow.go).
 	RegisterWorkflowActivityPublisher() *WorkflowActivityPublisher

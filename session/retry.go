@@ -564,6 +564,11 @@ func (s *Session) retryDelay(o RetryOptions, attempt, status int) (time.Duration
 			return d, true
 		}
 	}
+	return backoffDelay(o, attempt), false
+}
+
+// backoffDelay is BaseDelay × 2^(attempt-1), capped at MaxDelay.
+func backoffDelay(o RetryOptions, attempt int) time.Duration {
 	d := o.BaseDelay
 	for i := 1; i < attempt && (o.MaxDelay <= 0 || d < o.MaxDelay); i++ {
 		d *= 2
@@ -571,7 +576,7 @@ func (s *Session) retryDelay(o RetryOptions, attempt, status int) (time.Duration
 	if o.MaxDelay > 0 && d > o.MaxDelay {
 		d = o.MaxDelay
 	}
-	return d, false
+	return d
 }
 
 // RetryAfter reads a server-requested delay: retry-after-ms (milliseconds), else retry-after as

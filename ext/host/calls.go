@@ -496,6 +496,7 @@ func init() {
 
 		protocol.MethodBuiltinInfo:  builtinInfo,
 		protocol.MethodSessionsList: sessionsList,
+		protocol.MethodModels:       models,
 		protocol.MethodBuiltinExecute: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
 			// Without a request id (a host without cancellation): run to the end.
 			return s.builtinExecute(context.Background(), p, nil, params)

@@ -530,6 +530,10 @@ func (p *process) handle(m *protocol.Message) {
 		p.sup.notification(p, m)
 	case m.IsRequest() && m.Method == protocol.MethodBuiltinExecute:
 		p.serveBuiltin(m)
+	case m.IsRequest() && m.Method == protocol.MethodLLMStream:
+		p.serveCancellable(m, func(ctx context.Context) (any, error) {
+			return p.sup.llmStream(ctx, p, m.ID, m.Params)
+		})
 	case m.IsRequest() && isDialog(m.Method):
 		p.serveDialog(m) // uidialog.go: cancellable by the extension's AbortSignal
 	case m.IsRequest():

@@ -148,6 +148,10 @@ function modelRegistry(ctx: number): any {
 		hasAuth: (provider: string) => call("hasAuth", [provider]),
 		getApiKey: async (model: { provider: string }) => (await request("ctx.modelRegistry.getApiKey", { ctx, provider: model?.provider })) ?? undefined,
 		getApiKeyForProvider: async (provider: string) => (await request("ctx.modelRegistry.getApiKey", { ctx, provider })) ?? undefined,
+		getApiKeyAndHeaders: async (model: { provider: string }) => {
+			const apiKey = (await request("ctx.modelRegistry.getApiKey", { ctx, provider: model?.provider })) ?? undefined;
+			return apiKey ? { ok: true, apiKey } : { ok: false, error: `No API key for ${model?.provider}` };
+		},
 	};
 }
 

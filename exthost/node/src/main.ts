@@ -41,6 +41,7 @@ const notifications: Record<string, (params: any) => void> = {
 	"events.deliver": (p) => host.deliverEvent(p),
 	event: (p) => host.eventQueued(p),
 	"builtin.update": (p) => deliverUpdate(p),
+	"llm.event": (p) => deliverUpdate({ id: p?.id, partialResult: p?.event }),
 };
 
 function reply(id: number | string, result: unknown): void {

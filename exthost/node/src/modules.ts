@@ -10,6 +10,7 @@
 import { spawn } from "node:child_process";
 import Module from "node:module";
 import * as extras from "./extras";
+import * as piai from "./piai";
 import * as pihelpers from "./pihelpers";
 import * as tools from "./tools";
 import * as truncate from "./truncate";
@@ -44,7 +45,7 @@ const typeboxNew = once(() => require("typebox"));
 const typeboxOld = once(() => require("@sinclair/typebox"));
 
 function piAi(typebox: () => any) {
-	return once(() => ({ __esModule: true, Type: typebox().Type, StringEnum: stringEnumFor(typebox) }));
+	return once(() => ({ __esModule: true, Type: typebox().Type, StringEnum: stringEnumFor(typebox), ...piai.piAiRuntime }));
 }
 
 const toolGuard = (name: string) => (e: any) => e?.toolName === name;
@@ -134,6 +135,11 @@ function codingAgent(configDirName: () => string, appName: () => string, typebox
 		getSelectListTheme: pihelpers.getSelectListTheme,
 		getSettingsListTheme: pihelpers.getSettingsListTheme,
 		DynamicBorder: pihelpers.DynamicBorder,
+		BorderedLoader: pihelpers.BorderedLoader,
+		convertToLlm: pihelpers.convertToLlm,
+		serializeConversation: pihelpers.serializeConversation,
+		buildSessionContext: pihelpers.buildSessionContext,
+		bashExecutionToText: pihelpers.bashExecutionToText,
 	}));
 }
 

@@ -130,3 +130,179 @@ export class DynamicBorder {
 		return [this.color("─".repeat(Math.max(1, Math.floor(width) || 1)))];
 	}
 }
+
+/**
+ * BorderedLoader is pi's cancellable "working…" component for ctx.ui.custom: a message between
+ * two rules. Escape (or Ctrl+C) aborts its signal and calls onAbort, unless it was made with
+ * `{cancellable: false}`.
+ */
+export class BorderedLoader {
+	private controller = new AbortController();
+	private abortFn: (() => void) | undefined;
+	private cancellable: boolean;
+	private message: string;
+	private color: (s: string) => string;
+	constructor(_tui: unknown, theme: any, message: string, options: { cancellable?: boolean } = {}) {
+		this.message = String(message ?? "");
+		this.cancellable = options.cancellable !== false;
+		this.color = typeof theme?.fg === "function" ? (s: string) => theme.fg("border", s) : plain;
+	}
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+	set onAbort(fn: (() => void) | undefined) {
+		this.abortFn = fn;
+	}
+	handleInput(data: string): void {
+		if (!this.cancellable) return;
+		if (data === "\x1b" || data === "\x03") {
+			this.controller.abort();
+			this.abortFn?.();
+		}
+	}
+	invalidate(): void {}
+	render(width: number): string[] {
+		const w = Math.max(1, Math.floor(width) || 1);
+		const rule = this.color("─".repeat(w));
+		const lines = [rule, this.message];
+		if (this.cancellable) lines.push("esc cancel");
+		lines.push(rule);
+		return lines;
+	}
+	dispose(): void {}
+}
+
+const COMPACTION_PREFIX = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+const COMPACTION_SUFFIX = "\n</summary>";
+const BRANCH_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+const BRANCH_SUFFIX = "</summary>";
+
+/** bashExecutionToText is the user-message text of a `!command` run (pi's wording). */
+export function bashExecutionToText(m: any): string {
+	let text = `Ran \`${m.command}\`\n`;
+	text += m.output ? `\`\`\`\n${m.output}\n\`\`\`` : "(no output)";
+	if (m.cancelled) text += "\n\n(command cancelled)";
+	else if (m.exitCode !== null && m.exitCode !== undefined && m.exitCode !== 0) text += `\n\nCommand exited with code ${m.exitCode}`;
+	if (m.truncated && m.fullOutputPath) text += `\n\n[Output truncated. Full output: ${m.fullOutputPath}]`;
+	return text;
+}
+
+/**
+ * convertToLlm turns agent messages into the roles a model accepts: bash runs, custom messages
+ * and summaries become user messages; user, assistant and toolResult pass through; the rest
+ * (and bash runs excluded from the context) are dropped.
+ */
+export function convertToLlm(messages: any[]): any[] {
+	const out: any[] = [];
+	for (const m of messages ?? []) {
+		switch (m?.role) {
+			case "bashExecution":
+				if (!m.excludeFromContext) out.push({ role: "user", content: [{ type: "text", text: bashExecutionToText(m) }], timestamp: m.timestamp });
+				break;
+			case "custom":
+				out.push({ role: "user", content: typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content, timestamp: m.timestamp });
+				break;
+			case "branchSummary":
+				out.push({ role: "user", content: [{ type: "text", text: BRANCH_PREFIX + m.summary + BRANCH_SUFFIX }], timestamp: m.timestamp });
+				break;
+			case "compactionSummary":
+				out.push({ role: "user", content: [{ type: "text", text: COMPACTION_PREFIX + m.summary + COMPACTION_SUFFIX }], timestamp: m.timestamp });
+				break;
+			case "user":
+			case "assistant":
+			case "toolResult":
+				out.push(m);
+				break;
+		}
+	}
+	return out;
+}
+
+const TOOL_RESULT_CHARS = 2000;
+
+const textOf = (content: any): string =>
+	typeof content === "string" ? content : (content ?? []).filter((c: any) => c?.type === "text").map((c: any) => c.text).join("");
+
+/**
+ * serializeConversation renders model messages as labelled text for a summarizer (`[User]:`,
+ * `[Assistant]:`, `[Assistant thinking]:`, `[Assistant tool calls]:`, `[Tool result]:` with
+ * results cut at 2000 characters), so the model reads a transcript instead of continuing it.
+ */
+export function serializeConversation(messages: any[]): string {
+	const parts: string[] = [];
+	for (const m of messages ?? []) {
+		if (m?.role === "user") {
+			const t = textOf(m.content);
+			if (t) parts.push(`[User]: ${t}`);
+		} else if (m?.role === "assistant") {
+			const text: string[] = [];
+			const thinking: string[] = [];
+			const calls: string[] = [];
+			for (const b of m.content ?? []) {
+				if (b.type === "text") text.push(b.text);
+				else if (b.type === "thinking") thinking.push(b.thinking);
+				else if (b.type === "toolCall") {
+					const args = Object.entries(b.arguments ?? {})
+						.map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+						.join(", ");
+					calls.push(`${b.name}(${args})`);
+				}
+			}
+			if (thinking.length) parts.push(`[Assistant thinking]: ${thinking.join("\n")}`);
+			if (text.length) parts.push(`[Assistant]: ${text.join("\n")}`);
+			if (calls.length) parts.push(`[Assistant tool calls]: ${calls.join("; ")}`);
+		} else if (m?.role === "toolResult") {
+			let t = textOf(m.content);
+			if (t.length > TOOL_RESULT_CHARS) t = `${t.slice(0, TOOL_RESULT_CHARS)}\n\n[... ${t.length - TOOL_RESULT_CHARS} more characters truncated]`;
+			if (t) parts.push(`[Tool result]: ${t}`);
+		}
+	}
+	return parts.join("\n\n");
+}
+
+const ms = (t: unknown) => (typeof t === "number" ? t : new Date(t as string).getTime());
+
+/**
+ * buildSessionContext rebuilds the context of the branch ending at leafId (default: the last
+ * entry; null: empty) from session entries: the messages the model sees (a compaction's summary
+ * and kept tail, custom messages, branch summaries), the thinking level and the model.
+ */
+export function buildSessionContext(entries: any[], leafId?: string | null, byId?: Map<string, any>) {
+	const empty = { messages: [] as any[], thinkingLevel: "off", model: null as null | { provider: string; modelId: string } };
+	if (leafId === null) return empty;
+	if (!byId) {
+		byId = new Map();
+		for (const e of entries ?? []) byId.set(e.id, e);
+	}
+	let leaf = leafId ? byId.get(leafId) : undefined;
+	if (!leaf) leaf = entries?.[entries.length - 1];
+	if (!leaf) return empty;
+	const path: any[] = [];
+	for (let cur = leaf; cur; cur = cur.parentId ? byId.get(cur.parentId) : undefined) path.unshift(cur);
+	let compaction: any;
+	for (const e of path) {
+		if (e.type === "thinking_level_change") empty.thinkingLevel = e.thinkingLevel;
+		else if (e.type === "model_change") empty.model = { provider: e.provider, modelId: e.modelId };
+		else if (e.type === "message" && e.message?.role === "assistant") empty.model = { provider: e.message.provider, modelId: e.message.model };
+		else if (e.type === "compaction") compaction = e;
+	}
+	const add = (e: any) => {
+		if (e.type === "message") empty.messages.push(e.message);
+		else if (e.type === "custom_message")
+			empty.messages.push({ role: "custom", customType: e.customType, content: e.content, display: e.display, details: e.details, timestamp: ms(e.timestamp) });
+		else if (e.type === "branch_summary" && e.summary) empty.messages.push({ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: ms(e.timestamp) });
+	};
+	if (!compaction) {
+		for (const e of path) add(e);
+		return empty;
+	}
+	empty.messages.push({ role: "compactionSummary", summary: compaction.summary, tokensBefore: compaction.tokensBefore, timestamp: ms(compaction.timestamp) });
+	const at = path.findIndex((e) => e.type === "compaction" && e.id === compaction.id);
+	let kept = false;
+	for (let i = 0; i < at; i++) {
+		if (path[i].id === compaction.firstKeptEntryId) kept = true;
+		if (kept) add(path[i]);
+	}
+	for (let i = at + 1; i < path.length; i++) add(path[i]);
+	return empty;
+}

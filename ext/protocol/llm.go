@@ -1,0 +1,77 @@
+package protocol
+
+import "encoding/json"
+
+// The model API of extensions (pi-ai's stream, complete, streamSimple, completeSimple, getModel,
+// getModels, getProviders, served by the host and routed to the core's providers and
+// credentials; docs/extension-protocol.md §4, "Model calls").
+const (
+	// MethodLLMStream (host -> core, async, cancellable with $/cancelRequest) streams one
+	// assistant message: the core sends MethodLLMEvent notifications for its stream events and
+	// answers with the final assistant message.
+	MethodLLMStream = "llm.stream"
+	// MethodLLMEvent (core -> host notification) is one stream event of the llm.stream request ID.
+	MethodLLMEvent = "llm.event"
+	// MethodModels (sync) reads the core's model registry: getModel, getModels, getProviders.
+	MethodModels = "models"
+)
+
+// LLMStreamParams ask the core to stream one assistant message.
+//
+// Model is pi's Model object: a model the registry knows (by provider and id) is completed from
+// the registry, and the members given here override it (a custom baseUrl, headers). API, when
+// set, forces the wire API (streamSimpleAnthropic: "anthropic-messages"). Context is pi's
+// Context: {systemPrompt?, messages, tools?: [{name, description, parameters}]}. Ctx is the
+// context id of the extension call, 0 when the call was made outside any (the generation's
+// latest context is used, or none before the first dispatch).
+type LLMStreamParams struct {
+	Ctx     int64            `json:"ctx,omitempty"`
+	Gen     int64            `json:"gen,omitempty"`
+	Model   json.RawMessage  `json:"model"`
+	API     string           `json:"api,omitempty"`
+	Context LLMContext       `json:"context"`
+	Options LLMStreamOptions `json:"options"`
+}
+
+// LLMContext is pi-ai's Context.
+type LLMContext struct {
+	SystemPrompt string            `json:"systemPrompt,omitempty"`
+	Messages     []json.RawMessage `json:"messages"`
+	Tools        []LLMTool         `json:"tools,omitempty"`
+}
+
+// LLMTool is pi-ai's Tool: a name, a description and the JSON Schema of its arguments.
+type LLMTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// LLMStreamOptions are the members of pi-ai's StreamOptions and SimpleStreamOptions that cross
+// the process boundary (functions such as onPayload do not). APIKey overrides the registry's
+// credential; Reasoning is the thinking level (streamSimple's reasoning, or reasoningEffort).
+// Transient failures are retried with the session's retry settings.
+type LLMStreamOptions struct {
+	APIKey    string            `json:"apiKey,omitempty"`
+	MaxTokens int               `json:"maxTokens,omitempty"`
+	Reasoning string            `json:"reasoning,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	SessionID string            `json:"sessionId,omitempty"`
+}
+
+// LLMEventParams carry one stream event of the llm.stream request ID: pi's AssistantMessageEvent
+// without the cumulative partial (the host assembles it), except that "start" carries the
+// message header as Partial and "toolcall_start" the block (id, name) as ToolCall.
+type LLMEventParams struct {
+	ID    json.RawMessage `json:"id"`
+	Event json.RawMessage `json:"event"`
+}
+
+// ModelsParams read the model registry: Method "find" (Provider, ID: the model or null),
+// "list" (Provider: its models; empty: all), "providers" (the provider names).
+type ModelsParams struct {
+	Gen      int64  `json:"gen,omitempty"`
+	Method   string `json:"method"`
+	Provider string `json:"provider,omitempty"`
+	ID       string `json:"id,omitempty"`
+}

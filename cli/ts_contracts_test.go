@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,5 +58,64 @@ func TestTSResultsAndShutdownTarget(t *testing.T) {
 	r.send(`{"id":"f","type":"prompt","message":"/forkfirst"}`)
 	if got := r.notifyText("SHUTDOWN"); !strings.HasPrefix(got, "SHUTDOWN reason=fork target=/") || !strings.HasSuffix(got, ".jsonl") {
 		t.Fatalf("fork: %q", got)
+	}
+}
+
+// firstEntryID returns the id of the first entry of the RPC session (get_entries).
+func (r *rpcProcess) firstEntryID() string {
+	r.t.Helper()
+	r.send(`{"id":"entries","type":"get_entries"}`)
+	m := r.next(func(m map[string]any) bool { return m["id"] == "entries" })
+	data, _ := m["data"].(map[string]any)
+	entries, _ := data["entries"].([]any)
+	if len(entries) == 0 {
+		r.t.Fatalf("get_entries: %v", m)
+	}
+	return entries[0].(map[string]any)["id"].(string)
+}
+
+// response sends one RPC command and returns its response.
+func (r *rpcProcess) response(id, cmd string) map[string]any {
+	r.t.Helper()
+	r.send(cmd)
+	return r.next(func(m map[string]any) bool { return m["id"] == id && m["type"] == "response" })
+}
+
+// Issue 13 item 6: the seed's session_before_compact and session_before_tree samples run
+// verbatim (both cancel; the compact one reads event.signal first); a probe sees
+// preparation.region.lines deep-frozen and an AbortSignal, and its compactedText built from the
+// region is what the compaction keeps; session_before_tree carries a signal.
+func TestTSCompactAndTreeSignal(t *testing.T) {
+	turns := []fakellm.Turn{{Text: "answer one"}, {Text: "answer two"}}
+	p := newTSProbe(t, append(turns, turns...), "seed_compact.ts", "compact_region.ts")
+
+	r := p.rpc("--no-session", "-e", "seed_compact.ts")
+	r.prompt("1", "first question")
+	r.prompt("2", "second question")
+	if m := r.response("c", `{"id":"c","type":"compact"}`); m["success"] != false || !strings.Contains(fmt.Sprint(m["error"]), "ancel") {
+		t.Fatalf("compact with the seed sample: %v", m)
+	}
+	target := r.firstEntryID()
+	if m := r.response("t", fmt.Sprintf(`{"id":"t","type":"navigate_tree","targetId":%q}`, target)); m["success"] != true || fmt.Sprint(m["data"]) != "map[cancelled:true]" {
+		t.Fatalf("navigate_tree with the seed sample: %v", m)
+	}
+	r.in.Close()
+	r.wait()
+
+	r = p.rpc("--no-session", "-e", "compact_region.ts")
+	r.prompt("3", "first question")
+	r.prompt("4", "second question")
+	m := r.response("c2", `{"id":"c2","type":"compact"}`)
+	if m["success"] != true {
+		t.Fatalf("compact: %v", m)
+	}
+	summary := fmt.Sprint(m["data"])
+	if !strings.Contains(summary, "REGION signal=true aborted=false frozen=true lines=") || !strings.Contains(summary, "first question") {
+		t.Fatalf("compaction text %s", summary)
+	}
+	target = r.firstEntryID()
+	r.send(fmt.Sprintf(`{"id":"t2","type":"navigate_tree","targetId":%q}`, target))
+	if got := r.notifyText("TREE"); got != "TREE signal=true target="+target {
+		t.Fatalf("session_before_tree: %q", got)
 	}
 }

@@ -537,11 +537,12 @@ func conformance() []conf {
 		// §3.3 Compaction and tree
 		row[*BeforeCompactResult]("session_before_compact", rowDef[SessionBeforeCompact]{
 			full: SessionBeforeCompact{Reason: "manual", Parameters: tParameters,
-				Preparation:   CompactionPreparation{Lines: []string{"l1"}, FirstKeptEntryID: ptr("e9"), TokensBefore: 1000},
+				Preparation:   CompactionPreparation{Region: CompactionRegion{Lines: []string{"l1"}}, Lines: []string{"l1"}, FirstKeptEntryID: ptr("e9"), TokensBefore: 1000},
 				BranchEntries: []*store.Entry{tEntry}, CustomInstructions: "keep code"},
 			keys: []string{"reason", "parameters", "preparation", "branchEntries", "customInstructions"},
-			// events.md writes the A preparation as region.lines; the port flattens it to lines.
-			nested:  map[string][]string{"parameters": tParamKeys, "preparation": {"lines", "firstKeptEntryId", "tokensBefore"}},
+			// events.md writes the A preparation as region.lines; the flat lines of earlier
+			// payloads stay beside it.
+			nested:  map[string][]string{"parameters": tParamKeys, "preparation": {"region", "lines", "firstKeptEntryId", "tokensBefore"}},
 			combine: combineBeforeCompact}),
 		row[*SessionCompactingResult]("session.compacting", rowDef[SessionCompacting]{
 			full: SessionCompacting{SessionID: "s1", Messages: []llm.Message{*tMsg}}, keys: []string{"sessionId", "messages"}, combine: combineCompacting}),

@@ -15,11 +15,19 @@ type CompactionParameters struct {
 	Query            string  `json:"query,omitempty"`
 }
 
-// CompactionPreparation is the prepared region of a compaction.
+// CompactionRegion is the compactable part of the transcript (seed 004 preparation.region).
+type CompactionRegion struct {
+	// Lines are the unnumbered transcript lines of the region.
+	Lines []string `json:"lines"`
+}
+
+// CompactionPreparation is the prepared region of a compaction. Region is the seed's shape
+// (preparation.region.lines); Lines holds the same lines, as earlier payloads had them.
 type CompactionPreparation struct {
-	Lines            []string `json:"lines,omitempty"`
-	FirstKeptEntryID *string  `json:"firstKeptEntryId"`
-	TokensBefore     int64    `json:"tokensBefore"`
+	Region           CompactionRegion `json:"region"`
+	Lines            []string         `json:"lines,omitempty"`
+	FirstKeptEntryID *string          `json:"firstKeptEntryId"`
+	TokensBefore     int64            `json:"tokensBefore"`
 }
 
 // SessionBeforeCompact fires before a compaction runs; a handler may cancel or supply the text.
@@ -180,7 +188,7 @@ func (*SessionBeforeTree) resultOf(*BeforeTreeResult)        {}
 func (*SessionTree) resultOf(None)                           {}
 
 var compactionRows = []Spec{
-	{Name: "session_before_compact", Systems: "AOP", Family: "compaction", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before a compaction runs; may cancel or supply the text", Payload: typeOf[SessionBeforeCompact](), Result: typeOf[BeforeCompactResult]()},
+	{Name: "session_before_compact", Signal: true, Frozen: []string{"preparation"}, Systems: "AOP", Family: "compaction", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before a compaction runs; may cancel or supply the text", Payload: typeOf[SessionBeforeCompact](), Result: typeOf[BeforeCompactResult]()},
 	{Name: "session.compacting", Systems: "O", Family: "compaction", Combine: LastWins, Errors: Isolate, Awaited: true, Doc: "before summarisation, to customise prompt and context", Payload: typeOf[SessionCompacting](), Result: typeOf[SessionCompactingResult]()},
 	{Name: "session_compact", Systems: "AOP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the compaction entry is persisted", Payload: typeOf[SessionCompact]()},
 	{Name: "session_compact_failed", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a compaction failed or was cancelled", Payload: typeOf[SessionCompactFailed]()},
@@ -188,6 +196,6 @@ var compactionRows = []Spec{
 	{Name: "compaction_end", Stream: "compaction_end", Systems: "A", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "a compaction run ends", Payload: typeOf[CompactionEnd]()},
 	{Name: "auto_compaction_start", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an automatic compaction begins", Payload: typeOf[AutoCompactionStart]()},
 	{Name: "auto_compaction_end", Systems: "OP", Family: "compaction", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "an automatic compaction ends", Payload: typeOf[AutoCompactionEnd]()},
-	{Name: "session_before_tree", Systems: "AOP", Family: "tree", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /tree navigation; may cancel or customise", Payload: typeOf[SessionBeforeTree](), Result: typeOf[BeforeTreeResult]()},
+	{Name: "session_before_tree", Signal: true, Systems: "AOP", Family: "tree", Combine: Veto, Errors: Isolate, Awaited: true, Emitted: true, Doc: "before /tree navigation; may cancel or customise", Payload: typeOf[SessionBeforeTree](), Result: typeOf[BeforeTreeResult]()},
 	{Name: "session_tree", Systems: "AOP", Family: "tree", Combine: Notify, Errors: Isolate, Awaited: true, Emitted: true, Doc: "after the leaf moved", Payload: typeOf[SessionTree]()},
 }

@@ -100,6 +100,13 @@ type Spec struct {
 	// Editable lists the payload fields (JSON names) handlers may edit in place, as pi applies
 	// such edits; a child host reports them back (the `mutated` member of an event result).
 	Editable []string `json:"editable,omitempty"`
+	// Signal events carry the dispatch's AbortSignal in their payload as `signal` (seed 004:
+	// session_before_compact, session_before_tree); a child host adds it, aborted when the
+	// dispatch is cancelled.
+	Signal bool `json:"signal,omitempty"`
+	// Frozen lists the payload fields (JSON names) a child host hands to handlers deep-frozen
+	// (seed 004: session_before_compact's preparation).
+	Frozen []string `json:"frozen,omitempty"`
 	// Stream is the event's name on the front-end stream (session.Event.Type, the "type" JSON and
 	// RPC modes write), "" when front-ends do not receive it. It differs from Name where pi's
 	// protocol names the fact differently (model_select is model_changed on the wire).

@@ -366,7 +366,7 @@ func (s *Session) extensionText(ctx context.Context, reason string, p compact.Pa
 		return "", "", false, nil
 	}
 	ev := ext.SessionBeforeCompact{Reason: reason, Parameters: extParams(p),
-		Preparation:   ext.CompactionPreparation{Lines: append([]string(nil), prep.lines...), TokensBefore: prep.tokensBefore},
+		Preparation:   ext.CompactionPreparation{Region: ext.CompactionRegion{Lines: append([]string(nil), prep.lines...)}, Lines: append([]string(nil), prep.lines...), TokensBefore: prep.tokensBefore},
 		BranchEntries: s.store.Branch(""),
 	}
 	if prep.firstKept != nil {

@@ -437,13 +437,14 @@ func (s *Supervisor) current(inc int) *process {
 // post runs fn on the supervisor's worker goroutine, in order.
 func (s *Supervisor) post(fn func()) { s.work.post(fn) }
 
-// eventRules are the event table's columns a host applies (queued, ordered, editable), by
+// eventRules are the event table's columns a host applies (queued, ordered, editable, signal,
+// frozen), by
 // canonical name; rows with none are left out.
 func eventRules() map[string]protocol.EventRule {
 	out := map[string]protocol.EventRule{}
 	for _, sp := range ext.Table {
-		if sp.Queued || sp.Ordered || len(sp.Editable) > 0 {
-			out[sp.Name] = protocol.EventRule{Queued: sp.Queued, Ordered: sp.Ordered, Editable: sp.Editable}
+		if sp.Queued || sp.Ordered || len(sp.Editable) > 0 || sp.Signal || len(sp.Frozen) > 0 {
+			out[sp.Name] = protocol.EventRule{Queued: sp.Queued, Ordered: sp.Ordered, Editable: sp.Editable, Signal: sp.Signal, Frozen: sp.Frozen}
 		}
 	}
 	return out

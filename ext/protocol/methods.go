@@ -148,6 +148,10 @@ type EventRule struct {
 	// Editable are the payload fields handlers may edit in place; the host reports such edits
 	// in the result's mutated member.
 	Editable []string `json:"editable,omitempty"`
+	// Signal events carry the handler's AbortSignal in the payload as `signal`.
+	Signal bool `json:"signal,omitempty"`
+	// Frozen are the payload fields the host deep-freezes before handlers see them.
+	Frozen []string `json:"frozen,omitempty"`
 }
 
 // InitializeResult is the host's answer.

@@ -38,9 +38,19 @@ let knownEvents = new Set<string>();
  * fields handlers may edit in place (reported back as `mutated`), and which events wait for the
  * queued events sent before them. The table is the one source; nothing here names an event.
  */
-type EventRule = { queued?: boolean; ordered?: boolean; editable?: string[] };
+type EventRule = { queued?: boolean; ordered?: boolean; editable?: string[]; signal?: boolean; frozen?: string[] };
 let MUTABLE: Record<string, string[]> = {};
 let ORDERED = new Set<string>();
+/** Events whose payload carries the handler's AbortSignal as `signal`. */
+let SIGNALED = new Set<string>();
+/** Payload fields handed to handlers deep-frozen, by event. */
+let FROZEN: Record<string, string[]> = {};
+
+function deepFreeze(v: unknown): void {
+	if (!v || typeof v !== "object" || Object.isFrozen(v)) return;
+	Object.freeze(v);
+	for (const k of Object.keys(v)) deepFreeze((v as any)[k]);
+}
 
 // ---- contexts ---------------------------------------------------------------------------------
 
@@ -619,17 +629,21 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 	if (!h) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no handler ${p.handler}` });
 	// The core only ever cancels a dispatch that has a signal (a run is active).
 	let signal: LazySignal | undefined;
-	if (p.signal) {
+	const signaled = SIGNALED.has(p.event);
+	if (p.signal || signaled) {
 		signal = new LazySignal();
 		inflight.set(id, signal);
 	}
 	if (evqRunning && ORDERED.has(p.event)) await drained();
 	const payload = p.payload ?? {};
 	payload.type = p.event;
+	if (signaled) payload.signal = signal!.signal;
+	for (const f of FROZEN[p.event] ?? []) deepFreeze(payload[f]);
 	const fields = MUTABLE[p.event];
 	const before = fields?.map((f) => JSON.stringify(payload[f]));
 	try {
-		const r = await h.fn(payload, new Ctx(p.ctx, signal));
+		// ctx.signal is set only while a run is active (events.md §1), the payload's signal always.
+		const r = await h.fn(payload, new Ctx(p.ctx, p.signal ? signal : undefined));
 		const out: Record<string, unknown> = {};
 		if (r !== undefined && r !== null) out.result = wireResult(p.event, r);
 		if (fields) {
@@ -844,10 +858,14 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 	knownEvents = new Set(p.events ?? []);
 	MUTABLE = {};
 	ORDERED = new Set();
+	SIGNALED = new Set();
+	FROZEN = {};
 	for (const [name, rule] of Object.entries(p.eventRules ?? {})) {
 		if (rule.editable?.length) MUTABLE[name] = rule.editable;
 		// An ordered event waits for the queued events sent before it (events.md §1.2).
 		if (rule.ordered) ORDERED.add(name);
+		if (rule.signal) SIGNALED.add(name);
+		if (rule.frozen?.length) FROZEN[name] = rule.frozen;
 	}
 	return {
 		protocolVersion: 2,

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -117,5 +119,37 @@ func TestTSCompactAndTreeSignal(t *testing.T) {
 	r.send(fmt.Sprintf(`{"id":"t2","type":"navigate_tree","targetId":%q}`, target))
 	if got := r.notifyText("TREE"); got != "TREE signal=true target="+target {
 		t.Fatalf("session_before_tree: %q", got)
+	}
+}
+
+// Issue 13 item 4: a TypeScript tool's withFileMutationQueue shares the built-in edit's queue,
+// keyed by the real path: the tool (through a symlink alias) and atomic's Go edit change the
+// same file in one parallel batch, the edit arriving while the tool holds the file, and neither
+// update is lost.
+func TestTSFileMutationQueueShared(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{
+			fakellm.Call("append_line", map[string]any{"path": "alias.txt", "line": "APPENDED"}),
+			fakellm.Call("edit_builtin", map[string]any{"path": "target.txt", "oldText": "alpha", "newText": "EDITED"}),
+		}},
+		{Text: "done"},
+	}, "mutation.ts")
+	target := filepath.Join(p.dir, "target.txt")
+	if err := os.WriteFile(target, []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(p.dir, "alias.txt")); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := p.print("--no-session", "-e", "mutation.ts", "-p", "change the file")
+	if out != "done\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	got, err := os.ReadFile(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := string(got); !strings.Contains(s, "EDITED") || !strings.Contains(s, "APPENDED") {
+		t.Fatalf("a mutation was lost: %q", s)
 	}
 }

@@ -54,6 +54,19 @@ func (q *MutationQueue) Do(ctx context.Context, path string, fn func() error) er
 	return fn()
 }
 
+// Acquire waits for path's turn like Do and returns the function that passes the turn on, for
+// a holder that runs outside one Go call (an extension host's withFileMutationQueue). release
+// must be called exactly once; later calls do nothing. If ctx is done while waiting, Acquire
+// returns context.Cause(ctx) and holds nothing.
+func (q *MutationQueue) Acquire(ctx context.Context, path string) (release func(), err error) {
+	key := MutationKey(path)
+	if err := q.acquire(ctx, key); err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(func() { q.release(key) }) }, nil
+}
+
 func (q *MutationQueue) acquire(ctx context.Context, key string) error {
 	q.mu.Lock()
 	fq, busy := q.files[key]
@@ -103,4 +116,14 @@ func (q *MutationQueue) pending() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.files)
+}
+
+// waiting returns the number of callers waiting for path's turn (for tests).
+func (q *MutationQueue) waiting(path string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if fq := q.files[MutationKey(path)]; fq != nil {
+		return len(fq.waiters)
+	}
+	return 0
 }

@@ -150,3 +150,43 @@ func (q *MutationQueue) waiters(path string) int {
 	}
 	return 0
 }
+
+// Acquire holds a file's turn outside one call: Do on an alias of the file waits for release,
+// and a second release does nothing.
+func TestMutationQueueAcquire(t *testing.T) {
+	q := NewMutationQueue()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	alias := filepath.Join(dir, "alias")
+	if err := os.Symlink(path, alias); err != nil {
+		t.Fatal(err)
+	}
+	release, err := q.Acquire(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var released atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		_ = q.Do(context.Background(), alias, func() error {
+			if !released.Load() {
+				t.Error("Do ran while the turn was held")
+			}
+			return nil
+		})
+		close(done)
+	}()
+	for q.waiting(path) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	released.Store(true)
+	release()
+	release()
+	<-done
+	if n := q.pending(); n != 0 {
+		t.Errorf("%d keys left after drain", n)
+	}
+}

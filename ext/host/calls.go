@@ -494,9 +494,11 @@ func init() {
 			return nil, cc.Reload(context.Background())
 		},
 
-		protocol.MethodBuiltinInfo:  builtinInfo,
-		protocol.MethodSessionsList: sessionsList,
-		protocol.MethodModels:       models,
+		protocol.MethodBuiltinInfo:     builtinInfo,
+		protocol.MethodSessionsList:    sessionsList,
+		protocol.MethodMutationAcquire: mutationAcquire,
+		protocol.MethodMutationRelease: mutationRelease,
+		protocol.MethodModels:          models,
 		protocol.MethodBuiltinExecute: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
 			// Without a request id (a host without cancellation): run to the end.
 			return s.builtinExecute(context.Background(), p, nil, params)

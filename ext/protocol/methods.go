@@ -103,6 +103,11 @@ const (
 	MethodBuiltinExecute = "builtin.execute"
 	// MethodSessionsList (sync) lists session files: SessionManager.list and listAll.
 	MethodSessionsList = "sessions.list"
+	// MethodMutationAcquire waits for a file's turn in the queue atomic's edit and write share
+	// (withFileMutationQueue) and answers a lease token; MethodMutationRelease (notification)
+	// passes the turn on. A host that goes away releases its leases.
+	MethodMutationAcquire = "mutation.acquire"
+	MethodMutationRelease = "mutation.release"
 )
 
 // SyncChannel names the file descriptors of the sync channel in the host process.
@@ -557,4 +562,14 @@ type SessionsListParams struct {
 	SessionDir      string `json:"sessionDir,omitempty"`
 	All             bool   `json:"all,omitempty"`
 	IncludeInternal bool   `json:"includeInternal,omitempty"`
+}
+
+// MutationParams are the params of mutation.acquire: Path is the absolute path of the file.
+type MutationParams struct {
+	Path string `json:"path"`
+}
+
+// MutationLease is the answer of mutation.acquire and the params of mutation.release.
+type MutationLease struct {
+	Token string `json:"token"`
 }

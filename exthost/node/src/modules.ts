@@ -9,10 +9,12 @@
 
 import { spawn } from "node:child_process";
 import Module from "node:module";
+import * as nodePath from "node:path";
 import * as extras from "./extras";
 import * as piai from "./piai";
 import * as pihelpers from "./pihelpers";
 import * as tools from "./tools";
+import { ErrorCodes, notify, request, RpcError } from "./rpc";
 import * as truncate from "./truncate";
 
 /** What the core told the host in `initialize`. */
@@ -50,16 +52,37 @@ function piAi(typebox: () => any) {
 
 const toolGuard = (name: string) => (e: any) => e?.toolName === name;
 
-/** A FIFO per path, the contract of pi's withFileMutationQueue. */
+/** A FIFO per path in this host, for a core without the shared queue (mutation.acquire). */
 const mutationQueues = new Map<string, Promise<unknown>>();
-export function withFileMutationQueue<T>(path: string, fn: () => Promise<T>): Promise<T> {
-	const prev = mutationQueues.get(path) ?? Promise.resolve();
+function localQueue<T>(key: string, fn: () => Promise<T>): Promise<T> {
+	const prev = mutationQueues.get(key) ?? Promise.resolve();
 	const next = prev.then(fn, fn);
 	mutationQueues.set(
-		path,
+		key,
 		next.catch(() => undefined),
 	);
 	return next;
+}
+
+/**
+ * withFileMutationQueue runs fn in its file's turn of the queue atomic's own edit and write use
+ * (seed 004): the core holds the turn (keyed by the real path, so symlink aliases share it) from
+ * mutation.acquire until fn settles. A relative path is resolved against the host's cwd.
+ */
+export async function withFileMutationQueue<T>(filePath: string, fn: () => Promise<T>): Promise<T> {
+	const abs = nodePath.resolve(String(filePath));
+	let lease: { token: string };
+	try {
+		lease = await request<{ token: string }>("mutation.acquire", { path: abs });
+	} catch (err) {
+		if (err instanceof RpcError && err.code === ErrorCodes.MethodNotFound) return localQueue(abs, fn);
+		throw err;
+	}
+	try {
+		return await fn();
+	} finally {
+		notify("mutation.release", { token: lease.token });
+	}
 }
 
 /** createLocalBashOperations runs commands with the local shell (pi's BashOperations). */

@@ -81,3 +81,17 @@ func TestUISurfacesDefaults(t *testing.T) {
 		t.Fatalf("PasteToEditor did not fall back to SetEditorText: %q", ui.text)
 	}
 }
+
+func TestReplacePrefix(t *testing.T) {
+	req := AutocompleteRequest{Lines: []string{"first", "say $HO tail"}, CursorLine: 1, CursorCol: 7}
+	got := ReplacePrefix(req, "$HOME", "$HO")
+	if got.Lines[1] != "say $HOME tail" || got.Lines[0] != "first" || got.CursorLine != 1 || got.CursorCol != 9 {
+		t.Fatalf("ReplacePrefix = %+v", got)
+	}
+	if req.Lines[1] != "say $HO tail" {
+		t.Fatal("ReplacePrefix changed the request's lines")
+	}
+	if got := ReplacePrefix(req, "X", "nope"); got.Lines[1] != "say $HOX tail" || got.CursorCol != 8 {
+		t.Fatalf("a prefix not before the cursor must insert at the cursor: %+v", got)
+	}
+}

@@ -95,6 +95,8 @@ type Supervisor struct {
 	opts  Options
 	paths []string
 
+	providers providerTable // the host's autocomplete providers (uisurf.go)
+
 	mu          sync.Mutex
 	proc        *process
 	starting    chan struct{} // closed when the start in progress ends

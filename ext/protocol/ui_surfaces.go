@@ -48,3 +48,49 @@ type SetThemeResult struct {
 	Success bool   `json:"success"`
 	Error   string `json:"error,omitempty"`
 }
+
+// Autocomplete providers (ctx.ui.addAutocompleteProvider; docs/extension-protocol.md
+// "Autocomplete providers").
+const (
+	// MethodUIAddAutocompleteProvider (sync request, host → core) stacks host provider Provider
+	// over the current chain; the result is {below?}: the host provider directly under it, which
+	// the host calls itself.
+	MethodUIAddAutocompleteProvider = "ui.addAutocompleteProvider"
+	// MethodUIAutocompleteSuggest (request, host → core) asks the chain under Provider for
+	// suggestions: AutocompleteSuggestions or null.
+	MethodUIAutocompleteSuggest = "ui.autocomplete.suggest"
+	// MethodUIAutocompleteApply (sync request, host → core) applies an item with the chain
+	// under Provider: the AutocompleteEdit.
+	MethodUIAutocompleteApply = "ui.autocomplete.apply"
+	// MethodAutocompleteSuggest (request, core → host, cancellable) asks host provider Provider
+	// for suggestions.
+	MethodAutocompleteSuggest = "autocomplete.suggest"
+	// MethodAutocompleteApply (request, core → host) applies an item with host provider Provider.
+	MethodAutocompleteApply = "autocomplete.apply"
+)
+
+// AutocompleteParams are the params of the autocomplete methods: the provider, the editor state
+// (lines, cursorLine, cursorCol, force) and, to apply, the item and its prefix.
+type AutocompleteParams struct {
+	Ctx               int64             `json:"ctx,omitempty"`
+	Provider          int64             `json:"provider"`
+	TriggerCharacters []string          `json:"triggerCharacters,omitempty"`
+	Lines             []string          `json:"lines"`
+	CursorLine        int               `json:"cursorLine"`
+	CursorCol         int               `json:"cursorCol"`
+	Force             bool              `json:"force,omitempty"`
+	Item              *AutocompleteItem `json:"item,omitempty"`
+	Prefix            string            `json:"prefix,omitempty"`
+}
+
+// AutocompleteItem is one suggestion on the wire.
+type AutocompleteItem struct {
+	Value       string `json:"value"`
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
+}
+
+// AddAutocompleteProviderResult is ui.addAutocompleteProvider's {below?}.
+type AddAutocompleteProviderResult struct {
+	Below int64 `json:"below,omitempty"`
+}

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/mode/tui/command"
 	"github.com/atomic-cli/atomic/mode/tui/component"
 	"github.com/atomic-cli/atomic/mode/tui/keys"
@@ -21,6 +22,11 @@ type completion struct {
 	prefix string // the text before the cursor the applied item replaces
 	items  []command.Completion
 	sel    int
+	// fetch asks an extension command for its argument completions (kind "extargs": the
+	// built-in provider calls it off the UI goroutine).
+	fetch func(prefix string) []string
+	// req is the editor state a provider's list (kind "provider") was made for.
+	req ext.AutocompleteRequest
 }
 
 // maxVisible is how many completion rows show (autocompleteMaxVisible default).
@@ -29,35 +35,48 @@ const maxVisible = 5
 // refreshCompletion opens, updates or closes the list for the text before the cursor. force is
 // Tab: path completion even without a trigger.
 func (m *model) refreshCompletion(force bool) {
-	before := m.ed.BeforeCursor()
-	full := m.ed.Text()
-	m.complete = nil
+	if chain := m.ext.autocompleteChain(); chain != nil {
+		m.providerCompletion(chain, force)
+		return
+	}
+	m.complete = m.builtinCompletion(m.ed.BeforeCursor(), m.ed.Text(), force, true)
+}
+
+// builtinCompletion is the built-in list for the text before the cursor on its line and the
+// whole text: slash commands, their arguments, @files and paths (tui.md §3.4). An extension
+// command's argument completions are asked asynchronously when async is true; otherwise they are
+// asked here (off the UI goroutine: the built-in provider under extension providers).
+func (m *model) builtinCompletion(before, full string, force, async bool) *completion {
 	// Slash commands: only as the first token of the message.
 	if strings.HasPrefix(full, "/") && !strings.Contains(before, "\n") {
 		name, rest, hasArgs := strings.Cut(before[1:], " ")
 		_, isBuiltin := m.cmds.Lookup(name)
 		if !hasArgs {
-			m.complete = m.slashCompletion(name)
+			return m.slashCompletion(name)
 		} else if c, ok := m.cmds.Lookup(name); ok && c.Complete != nil {
 			items := c.Complete(m, rest)
 			if len(items) > 0 {
-				m.complete = &completion{kind: "arg", prefix: rest, items: items}
+				return &completion{kind: "arg", prefix: rest, items: items}
 			}
 		} else if ec, _, ok := m.rt.Session().Runner().Command(name); ok && ec.Completions != nil && !isBuiltin {
-			m.extArgCompletion(ec.Completions, before, rest)
+			if async {
+				m.extArgCompletion(ec.Completions, before, rest)
+			} else {
+				return &completion{kind: "extargs", prefix: rest, fetch: ec.Completions}
+			}
 		}
-		return
+		return nil
 	}
 	tok := lastToken(before)
 	if strings.HasPrefix(tok, "@") {
-		m.complete = m.fileCompletion(tok)
-		return
+		return m.fileCompletion(tok)
 	}
 	if force || strings.Contains(tok, "/") || strings.HasPrefix(tok, "~/") || strings.HasPrefix(tok, ".") {
 		if tok != "" || force {
-			m.complete = m.pathCompletion(tok)
+			return m.pathCompletion(tok)
 		}
 	}
+	return nil
 }
 
 // lastToken is the text after the last delimiter (space, tab, quote, =) before the cursor.
@@ -257,7 +276,7 @@ func (m *model) completionKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case m.km.Matches(k, keys.Tab):
 		return m.applyCompletion(false), true
 	case m.km.Matches(k, keys.Submit):
-		return m.applyCompletion(c.kind == "slash"), true
+		return m.applyCompletion(c.kind == "slash" || c.kind == "provider" && builtinSlash(c.req, c.prefix)), true
 	case m.km.Matches(k, keys.SelectCancel) && keys.Press(k) == "esc":
 		m.complete = nil
 		return nil, true
@@ -276,6 +295,8 @@ func (m *model) applyCompletion(submit bool) tea.Cmd {
 	it := c.items[c.sel]
 	n := len([]rune(c.prefix))
 	switch c.kind {
+	case "provider":
+		return m.applyProviderCompletion(c, it, submit)
 	case "slash":
 		m.ed.ReplaceBeforeCursor(n, "/"+it.Value+" ")
 		if submit {

@@ -68,3 +68,41 @@ func TestE2EExtensionThemeKeysExpandPaste(t *testing.T) {
 		t.Fatalf("setTheme did not save the theme:\n%s", settings)
 	}
 }
+
+// TestE2EExtensionAutocompleteProvider: a TypeScript provider stacked on the built-in completion
+// answers its "$" trigger (its own list, its own applyCompletion), and delegates the rest: "/"
+// still lists the slash commands, and "@" the files, applied by the built-in rules.
+func TestE2EExtensionAutocompleteProvider(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "x"}))
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`)
+	env.WriteFile(t, filepath.Join(env.Work, "notes-file.txt"), "n")
+	extPath, err := filepath.Abs(filepath.Join("testdata", "uisurf", "autocomplete.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
+	term.WaitFor("fake-model")
+	term.Type("echo $HO")
+	term.WaitFor("$HOME_DIR", "$HOST_NAME")
+	if strings.Contains(term.Screen(), "$PATH_LIST") {
+		t.Fatalf("the provider's list was not filtered:\n%s", term.Screen())
+	}
+	term.Press("down", "tab")
+	term.WaitFor("echo $HOST_NAME=")
+	term.Type(" @notes")
+	term.WaitFor("notes-file.txt")
+	term.Press("tab")
+	term.WaitFor("echo $HOST_NAME= @notes-file.txt")
+	term.Press("ctrl+u")
+	term.WaitGone("$HOST_NAME=")
+	term.Type("/mod")
+	term.WaitFor("/model")
+	term.Press("tab")
+	term.WaitScreen("the slash command applied", func(s string) bool { return strings.Contains(s, "/model ") })
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+}

@@ -20,6 +20,7 @@ type surfMirror struct {
 	keys      map[string][]string
 	expanded  bool
 	colorMode string
+	ac        ext.AutocompleteProvider // the outermost extension provider; nil: the built-in list
 }
 
 // colorMode is pi's getColorMode for the terminal the UI draws on: "truecolor" when it shows

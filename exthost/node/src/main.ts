@@ -5,6 +5,7 @@
 import "./guard";
 import * as host from "./host";
 import { installModuleHook } from "./modules";
+import { autocompleteApply, autocompleteSuggest } from "./uisurf";
 import { deliverUpdate, ErrorCodes, notify, readLines, type RpcMessage, RpcError, send, settle } from "./rpc";
 
 installModuleHook();
@@ -27,6 +28,12 @@ const requests: Record<string, RequestHandler> = {
 	"command.complete": (_id, p) => host.commandComplete(p),
 	"shortcut.run": (id, p) => host.shortcutRun(id, p),
 	callback: (_id, p) => host.runCallback(p),
+	"autocomplete.suggest": (id, p) => {
+		const ac = new AbortController();
+		host.inflight.set(id, ac);
+		return autocompleteSuggest(p, ac.signal).finally(() => host.inflight.delete(id));
+	},
+	"autocomplete.apply": (_id, p) => autocompleteApply(p),
 	sync: () => host.drained(),
 	// The queued events sent before shutdown run first.
 	shutdown: async () => {

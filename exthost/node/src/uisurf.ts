@@ -4,7 +4,7 @@
 // effective keybindings. Outside the TUI the core answers a plain palette and no bindings, so
 // every style returns its text unchanged.
 
-import { notify, syncCall } from "./rpc";
+import { notify, request, syncCall } from "./rpc";
 
 /** A resolved palette on the wire: token → SGR parameters ("38;2;r;g;b", "" = default colour). */
 interface Palette {
@@ -175,6 +175,7 @@ export function themeUI(ctx: number): Record<string, unknown> {
 		getToolsExpanded: () => syncCall<boolean>("ui.getToolsExpanded", { ctx }) === true,
 		setToolsExpanded: (expanded: boolean) => notify("ui.setToolsExpanded", { ctx, expanded: expanded === true }),
 		pasteToEditor: (text: string) => notify("ui.pasteToEditor", { ctx, text: String(text ?? "") }),
+		addAutocompleteProvider: (factory: (current: any) => any) => addAutocompleteProvider(ctx, factory),
 	};
 }
 
@@ -196,4 +197,68 @@ export function keyHintIfBound(keybinding: string, description: string): string 
 /** rawKeyHint formats a literal key like keyHint. */
 export function rawKeyHint(key: string, description: string): string {
 	return currentTheme.fg("dim", String(key)) + currentTheme.fg("muted", ` ${description}`);
+}
+
+// ---- autocomplete providers (tui.md §7.4) -------------------------------------------------------
+
+/** The providers of this host by id, and the host provider each one wraps (absent: the core's chain). */
+const providers = new Map<number, any>();
+const belowOf = new Map<number, number>();
+let nextProvider = 1;
+
+/**
+ * addAutocompleteProvider is ctx.ui.addAutocompleteProvider: factory receives the current chain
+ * (the core's, or this host's provider below it directly) and its provider goes on top.
+ */
+export function addAutocompleteProvider(ctx: number, factory: (current: any) => any): void {
+	if (typeof factory !== "function") return;
+	const id = nextProvider++;
+	const below = () => {
+		const b = belowOf.get(id);
+		return b === undefined ? undefined : providers.get(b);
+	};
+	const current = {
+		get triggerCharacters() {
+			return below()?.triggerCharacters ?? [];
+		},
+		getSuggestions(lines: string[], cursorLine: number, cursorCol: number, opts?: { signal?: AbortSignal; force?: boolean }) {
+			const b = below();
+			if (b) return b.getSuggestions(lines, cursorLine, cursorCol, opts);
+			return request("ui.autocomplete.suggest", { ctx, provider: id, lines, cursorLine, cursorCol, force: opts?.force === true }).then((v) => v ?? null);
+		},
+		applyCompletion(lines: string[], cursorLine: number, cursorCol: number, item: unknown, prefix: string) {
+			const b = below();
+			if (b) return b.applyCompletion(lines, cursorLine, cursorCol, item, prefix);
+			return syncCall("ui.autocomplete.apply", { ctx, provider: id, lines, cursorLine, cursorCol, item, prefix });
+		},
+		shouldTriggerFileCompletion(lines: string[], cursorLine: number, cursorCol: number) {
+			return below()?.shouldTriggerFileCompletion?.(lines, cursorLine, cursorCol) ?? true;
+		},
+	};
+	const provider = factory(current);
+	if (!provider || typeof provider.getSuggestions !== "function") return;
+	providers.set(id, provider);
+	const triggers = Array.isArray(provider.triggerCharacters) ? provider.triggerCharacters.filter((t: unknown) => typeof t === "string") : [];
+	const r = syncCall<{ below?: number } | null>("ui.addAutocompleteProvider", { ctx, provider: id, triggerCharacters: triggers });
+	if (r?.below) belowOf.set(id, r.below);
+}
+
+/** autocompleteSuggest serves the core's autocomplete.suggest: provider's getSuggestions. */
+export async function autocompleteSuggest(p: any, signal: AbortSignal): Promise<unknown> {
+	const provider = providers.get(p?.provider);
+	if (!provider) throw new Error(`no autocomplete provider ${p?.provider}`);
+	const r = await provider.getSuggestions(p.lines ?? [""], p.cursorLine ?? 0, p.cursorCol ?? 0, { signal, force: p.force === true });
+	if (!r || !Array.isArray(r.items)) return null;
+	return {
+		prefix: String(r.prefix ?? ""),
+		items: r.items.map((it: any) => ({ value: String(it?.value ?? ""), label: String(it?.label ?? it?.value ?? ""), description: it?.description === undefined ? undefined : String(it.description) })),
+	};
+}
+
+/** autocompleteApply serves the core's autocomplete.apply: provider's applyCompletion. */
+export function autocompleteApply(p: any): unknown {
+	const provider = providers.get(p?.provider);
+	if (!provider) throw new Error(`no autocomplete provider ${p?.provider}`);
+	const r = provider.applyCompletion(p.lines ?? [""], p.cursorLine ?? 0, p.cursorCol ?? 0, p.item, String(p.prefix ?? ""));
+	return { lines: r?.lines ?? p.lines, cursorLine: r?.cursorLine ?? p.cursorLine, cursorCol: r?.cursorCol ?? p.cursorCol };
 }

@@ -703,3 +703,19 @@ func (e *Editor) Render(th *theme.Theme, width int) []string {
 
 // Cursor is the cursor cell of the last Render, relative to its first line.
 func (e *Editor) Cursor() (row, col int, ok bool) { return e.curRow, e.curCol, true }
+
+// CursorLineCol is the cursor as a line index and a column in runes of Text() (paste markers
+// count as their labels): what autocomplete providers see.
+func (e *Editor) CursorLineCol() (line, col int) {
+	for _, r := range e.buf[:e.cur] {
+		switch id, ok := e.marker(r); {
+		case ok:
+			col += len([]rune(e.label(id)))
+		case r == '\n':
+			line, col = line+1, 0
+		default:
+			col++
+		}
+	}
+	return line, col
+}

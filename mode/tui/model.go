@@ -81,7 +81,7 @@ type model struct {
 	statuses      map[string]string
 	widgets       []widget
 	complete      *completion
-	ac            acLoop // extension autocomplete providers' requests in flight
+	ac            acLoop   // extension autocomplete providers' requests in flight
 	fileList      []string // @ completion candidates, listed once per cwd
 	fileListDir   string
 

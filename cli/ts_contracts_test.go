@@ -153,3 +153,28 @@ func TestTSFileMutationQueueShared(t *testing.T) {
 		t.Fatalf("a mutation was lost: %q", s)
 	}
 }
+
+// Issue 13 item 7: the seed's newSession sample (setup appends a message to the new session's
+// SessionManager, withSession's ctx.sendUserMessage starts a turn there) and its handoff pattern
+// run verbatim; the replacement ctx's sendMessage sends a custom message. RPC mode, then print.
+func TestTSWithSessionContext(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{{Text: "one"}, {Text: "two"}, {Text: "three"}, {Text: "four"}, {Text: "five"}}, "withsession.ts")
+	r := p.rpc("-e", "withsession.ts")
+	r.prompt("1", "hello")
+	r.prompt("2", "/seednew")
+	p.requestHas(1, "Context from previous session...", "Continue in the replacement session")
+	p.requestLacks(1, "hello")
+	r.prompt("3", "/handoff")
+	p.requestHas(2, "Continue from the replacement session")
+	p.requestLacks(2, "Context from previous session...")
+	r.prompt("4", "/custom")
+	p.requestHas(3, "CUSTOM-IN-REPLACEMENT")
+	r.in.Close()
+	r.wait()
+
+	out, _ := p.print("-e", "withsession.ts", "-p", "/handoff")
+	if out != "five\n" {
+		t.Fatalf("print /handoff: stdout %q", out)
+	}
+	p.requestHas(4, "Continue from the replacement session")
+}

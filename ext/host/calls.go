@@ -443,7 +443,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			cancelled, err := cc.NewSession(context.Background(), ext.NewSessionOptions{ParentSession: a.ParentSession, WithSession: s.callback(a.WithSession)})
+			cancelled, err := cc.NewSession(context.Background(), ext.NewSessionOptions{ParentSession: a.ParentSession, Setup: s.setupCallback(a.Setup), WithSession: s.callback(a.WithSession)})
 			return protocol.CancelledResult{Cancelled: cancelled}, err
 		},
 		protocol.MethodCtxFork: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
@@ -497,6 +497,47 @@ func init() {
 		protocol.MethodBuiltinInfo:     builtinInfo,
 		protocol.MethodSessionsList:    sessionsList,
 		protocol.MethodMutationAcquire: mutationAcquire,
+		protocol.MethodSetupSessionManager: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+			var a protocol.SetupCallParams
+			if err := jsonUnmarshal(params, &a); err != nil {
+				return nil, err
+			}
+			st, ok := setups.Load(a.Setup)
+			if !ok {
+				return nil, protocol.Errorf(protocol.CodeStaleContext, "setup.sessionManager: the setup callback %d has returned; its SessionManager is stale", a.Setup)
+			}
+			return setupCall(st.(*store.Session), a.Method, a.Args)
+		},
+		protocol.MethodCtxSendMessage: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+			var a protocol.CtxSendParams
+			if err := jsonUnmarshal(params, &a); err != nil {
+				return nil, err
+			}
+			cc, _, err := s.commandContext(a.Ctx, "ctx.sendMessage")
+			if err != nil {
+				return nil, err
+			}
+			var msg ext.CustomMessage
+			if err := json.Unmarshal(a.Message, &msg); err != nil {
+				return nil, fmt.Errorf("ctx.sendMessage: %v", err)
+			}
+			return nil, cc.SendMessage(msg, sendOptions(a.Options))
+		},
+		protocol.MethodCtxSendUserMessage: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+			var a protocol.CtxSendParams
+			if err := jsonUnmarshal(params, &a); err != nil {
+				return nil, err
+			}
+			cc, _, err := s.commandContext(a.Ctx, "ctx.sendUserMessage")
+			if err != nil {
+				return nil, err
+			}
+			var content []llm.Content
+			if err := json.Unmarshal(a.Content, &content); err != nil {
+				return nil, fmt.Errorf("ctx.sendUserMessage: %v", err)
+			}
+			return nil, cc.SendUserMessage(content, sendOptions(a.Options))
+		},
 		protocol.MethodMutationRelease: mutationRelease,
 		protocol.MethodModels:          models,
 		protocol.MethodBuiltinExecute: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {

@@ -107,6 +107,13 @@ const (
 	// (withFileMutationQueue) and answers a lease token; MethodMutationRelease (notification)
 	// passes the turn on. A host that goes away releases its leases.
 	MethodMutationAcquire = "mutation.acquire"
+	// MethodSetupSessionManager (sync) is one SessionManager call of a newSession setup
+	// callback on the new session's store: the read methods of ctx.sessionManager and appends.
+	MethodSetupSessionManager = "setup.sessionManager"
+	// MethodCtxSendMessage and MethodCtxSendUserMessage send on a command context's session
+	// (ReplacedSessionContext in withSession).
+	MethodCtxSendMessage     = "ctx.sendMessage"
+	MethodCtxSendUserMessage = "ctx.sendUserMessage"
 	MethodMutationRelease = "mutation.release"
 )
 
@@ -284,6 +291,26 @@ type ShortcutRunParams struct {
 type CallbackParams struct {
 	Callback int   `json:"callback"`
 	Ctx      int64 `json:"ctx"`
+	// Setup, when set, makes the call a newSession setup callback: its argument is the new
+	// session's SessionManager, served by setup.sessionManager under this id (Ctx is 0).
+	Setup int64 `json:"setup,omitempty"`
+}
+
+// SetupCallParams are one method call on the SessionManager of a newSession setup callback.
+type SetupCallParams struct {
+	Setup  int64             `json:"setup"`
+	Method string            `json:"method"`
+	Args   []json.RawMessage `json:"args"`
+}
+
+// CtxSendParams send a message on a command context's session (ReplacedSessionContext's
+// sendMessage and sendUserMessage): Message is a custom message for ctx.sendMessage, Content
+// the user content blocks for ctx.sendUserMessage.
+type CtxSendParams struct {
+	Ctx     int64           `json:"ctx"`
+	Message json.RawMessage `json:"message,omitempty"`
+	Content json.RawMessage `json:"content,omitempty"`
+	Options SendOptions     `json:"options"`
 }
 
 // CancelParams name the request to cancel.
@@ -463,6 +490,8 @@ type NewSessionParams struct {
 	Ctx           int64  `json:"ctx"`
 	ParentSession string `json:"parentSession,omitempty"`
 	WithSession   *int   `json:"withSession,omitempty"`
+	// Setup is the callback id of the setup option (run with the new session's SessionManager).
+	Setup *int `json:"setup,omitempty"`
 }
 
 // ForkParams fork the session (ctx.fork).

@@ -254,8 +254,7 @@ class Ctx {
 		return request("ctx.waitForIdle", { ctx: this.id }).then(() => undefined);
 	}
 	newSession(options: { parentSession?: string; setup?: Fn; withSession?: Fn } = {}) {
-		if (options.setup) console.error("atomic extension host: ctx.newSession({ setup }) is not supported over the extension protocol; setup was ignored");
-		return request("ctx.newSession", { ctx: this.id, parentSession: options.parentSession, withSession: callbackId(options.withSession) });
+		return request("ctx.newSession", { ctx: this.id, parentSession: options.parentSession, setup: callbackId(options.setup), withSession: callbackId(options.withSession) });
 	}
 	fork(entryId: string, options: { position?: string; withSession?: Fn } = {}) {
 		return request("ctx.fork", { ctx: this.id, entryId, position: options.position, withSession: callbackId(options.withSession) });
@@ -269,6 +268,40 @@ class Ctx {
 	reload() {
 		return request("ctx.reload", { ctx: this.id }).then(() => undefined);
 	}
+}
+
+/**
+ * ReplacedCtx is the ReplacedSessionContext withSession receives (seed 004): the command context
+ * of the replacement session, with async sendMessage and sendUserMessage bound to it.
+ */
+class ReplacedCtx extends Ctx {
+	async sendMessage(message: any, options?: any) {
+		await request("ctx.sendMessage", { ctx: this.id, message: wireMessage(message), options: options ?? {} });
+	}
+	async sendUserMessage(content: unknown, options?: any) {
+		await request("ctx.sendUserMessage", { ctx: this.id, content: blocks(content), options: options ?? {} });
+	}
+}
+
+/**
+ * setupSessionManager is the SessionManager a newSession setup callback receives: the new
+ * session's store (reads as ctx.sessionManager, plus appendMessage and the other appends), valid
+ * while the callback runs.
+ */
+function setupSessionManager(setup: number): any {
+	return new Proxy(
+		{},
+		{
+			get(_t, method) {
+				if (typeof method === "symbol" || method === "then") return undefined;
+				return (...args: unknown[]) => {
+					const wire = method === "appendMessage" ? [wireMessage(args[0])] : args;
+					const v = syncCall("setup.sessionManager", { setup, method, args: wire });
+					return v === null ? undefined : v;
+				};
+			},
+		},
+	);
 }
 
 // ---- the shared event bus (pi.events) ---------------------------------------------------------
@@ -837,12 +870,12 @@ export async function shortcutRun(id: number | string, p: { ext: number; gen: nu
 	}
 }
 
-export async function runCallback(p: { callback: number; ctx: number }) {
+export async function runCallback(p: { callback: number; ctx: number; setup?: number }) {
 	const fn = callbacks.get(p.callback);
 	callbacks.delete(p.callback);
 	if (!fn) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `no callback ${p.callback}` });
 	try {
-		await fn(new Ctx(p.ctx, undefined));
+		await fn(p.setup ? setupSessionManager(p.setup) : new ReplacedCtx(p.ctx, undefined));
 		return null;
 	} catch (err) {
 		throw handlerError(err);

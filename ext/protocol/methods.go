@@ -114,7 +114,7 @@ const (
 	// (ReplacedSessionContext in withSession).
 	MethodCtxSendMessage     = "ctx.sendMessage"
 	MethodCtxSendUserMessage = "ctx.sendUserMessage"
-	MethodMutationRelease = "mutation.release"
+	MethodMutationRelease    = "mutation.release"
 )
 
 // SyncChannel names the file descriptors of the sync channel in the host process.

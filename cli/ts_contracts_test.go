@@ -178,3 +178,33 @@ func TestTSWithSessionContext(t *testing.T) {
 	}
 	p.requestHas(4, "Continue from the replacement session")
 }
+
+// Issue 13 item 5: user_bash returning { operations } runs the user's command through them —
+// option 1 of the seed's sample (custom operations) and option 2 (a wrapper of
+// createLocalBashOperations that sources ~/.profile) verbatim — and the output and exit code are
+// the command's result, which reaches the model with the next prompt.
+func TestTSUserBashOperations(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{{Text: "seen"}}, "userbash_opt1.ts", "userbash_opt2.ts")
+	p.env = append(p.env, "SHELL=/bin/bash")
+	if err := os.WriteFile(filepath.Join(p.agent, ".profile"), []byte("export PROBE_PROFILE=loaded\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r := p.rpc("--no-session", "-e", "userbash_opt1.ts")
+	m := r.response("b1", `{"id":"b1","type":"bash","command":"uname -a"}`)
+	data, _ := m["data"].(map[string]any)
+	if m["success"] != true || data["output"] != "remote ran <uname -a> in "+p.dir+"\n" || data["exitCode"] != float64(3) {
+		t.Fatalf("option 1: %v", m)
+	}
+	r.prompt("1", "what ran?")
+	p.requestHas(0, "remote ran <uname -a>")
+	r.in.Close()
+	r.wait()
+
+	r = p.rpc("--no-session", "-e", "userbash_opt2.ts")
+	m = r.response("b2", `{"id":"b2","type":"bash","command":"echo profile=$PROBE_PROFILE; exit 4"}`)
+	data, _ = m["data"].(map[string]any)
+	if m["success"] != true || data["output"] != "profile=loaded\n" || data["exitCode"] != float64(4) {
+		t.Fatalf("option 2: %v", m)
+	}
+}

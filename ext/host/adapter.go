@@ -375,7 +375,11 @@ func (s *Supervisor) dispatch(p *process, g *generation, i, h int, spec *ext.Spe
 	if len(res.Result) == 0 || string(res.Result) == "null" {
 		return nil, nil
 	}
-	return decodeResult(spec, res.Result)
+	out, err := decodeResult(spec, res.Result)
+	if err == nil && spec.Name == "user_bash" {
+		out = bindUserBash(p, what, out)
+	}
+	return out, err
 }
 
 // eventParams encodes protocol.EventParams by hand: the payload is already JSON, and this is

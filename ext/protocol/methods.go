@@ -25,6 +25,9 @@ const (
 	// MethodBuiltinUpdate (notification) streams a partial result of the host's builtin.execute
 	// request ID.
 	MethodBuiltinUpdate = "builtin.update"
+	// MethodBashOpsExec runs a command through the BashOperations a user_bash handler returned
+	// (operations.hostOps); the host streams the output as tool.update text blocks.
+	MethodBashOpsExec = "bashOps.exec"
 )
 
 // Methods a host sends to the core.
@@ -601,4 +604,16 @@ type MutationParams struct {
 // MutationLease is the answer of mutation.acquire and the params of mutation.release.
 type MutationLease struct {
 	Token string `json:"token"`
+}
+
+// BashOpsExecParams run the user's command through a host's BashOperations (bashOps.exec).
+type BashOpsExecParams struct {
+	Ops     int    `json:"ops"`
+	Command string `json:"command"`
+	Cwd     string `json:"cwd"`
+}
+
+// BashOpsExecResult is the exit code exec resolved with (nil: none, pi's null).
+type BashOpsExecResult struct {
+	ExitCode *int `json:"exitCode"`
 }

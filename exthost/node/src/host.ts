@@ -379,7 +379,16 @@ function wireToolResult(r: any): any {
 	return out;
 }
 
+/** BashOperations user_bash handlers returned, by id, until the core runs the command. */
+const bashOps = new Map<number, any>();
+let nextBashOps = 1;
+
 function wireResult(event: string, r: any): any {
+	if (event === "user_bash" && r && typeof r === "object" && typeof r.operations?.exec === "function") {
+		const id = nextBashOps++;
+		bashOps.set(id, r.operations);
+		return { ...r, operations: { hostOps: id } };
+	}
 	if (event === "before_agent_start" && r && typeof r === "object" && r.message) return { ...r, message: wireMessage(r.message) };
 	if (event === "tool_result" && r && typeof r === "object" && r.content !== undefined) return { ...r, content: blocks(r.content) };
 	return r;
@@ -822,6 +831,32 @@ export async function toolExecute(id: number | string, p: { ext: number; gen: nu
 	const onUpdate = (partial: unknown) => notify("tool.update", { id, partialResult: wireToolResult(partial) });
 	try {
 		return wireToolResult(await def.execute(p.toolCallId, p.params ?? {}, ac.signal, onUpdate, new Ctx(p.ctx, ac.signal)));
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+/**
+ * bashOpsExec runs the user's command through the BashOperations a user_bash handler returned
+ * (seed 004): output goes to the core as tool.update text blocks, $/cancelRequest aborts the
+ * signal exec gets, and the answer is exec's exit code.
+ */
+export async function bashOpsExec(id: number | string, p: { ops: number; command: string; cwd: string }) {
+	const ops = bashOps.get(p.ops);
+	bashOps.delete(p.ops);
+	if (!ops) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `no user_bash operations ${p.ops}` });
+	const ac = controller(id);
+	const decoder = new TextDecoder();
+	const send = (text: string) => {
+		if (text) notify("tool.update", { id, partialResult: { content: [{ type: "text", text }] } });
+	};
+	const onData = (d: Uint8Array | string) => send(typeof d === "string" ? d : decoder.decode(d, { stream: true }));
+	try {
+		const r = await ops.exec(p.command, p.cwd, { onData, signal: ac.signal, env: process.env });
+		send(decoder.decode());
+		return { exitCode: typeof r?.exitCode === "number" ? r.exitCode : null };
 	} catch (err) {
 		throw handlerError(err);
 	} finally {

@@ -34,6 +34,7 @@ const requests: Record<string, RequestHandler> = {
 		return autocompleteSuggest(p, ac.signal).finally(() => host.inflight.delete(id));
 	},
 	"autocomplete.apply": (_id, p) => autocompleteApply(p),
+	"bashOps.exec": (id, p) => host.bashOpsExec(id, p),
 	sync: () => host.drained(),
 	// The queued events sent before shutdown run first.
 	shutdown: async () => {

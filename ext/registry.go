@@ -334,6 +334,9 @@ func (g *registry) toolSet(builtins []tool.Tool, r *Runner) (all []tool.Tool, sr
 		byName[t.Name()] = len(all)
 		all = append(all, t)
 		src[t.Name()] = "builtin"
+		if s, ok := t.(tool.Sourced); ok {
+			src[t.Name()], _ = s.Source()
+		}
 	}
 	for _, rt := range g.tools {
 		et := &extTool{def: rt.def, runner: r}
@@ -377,6 +380,11 @@ func (g *registry) allTools(builtins []tool.Tool) []ToolInfo {
 	out := make([]ToolInfo, len(all))
 	for i, t := range all {
 		out[i] = ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), SourceInfo: SourceInfo{Path: src[t.Name()]}}
+		if s, ok := t.(tool.Sourced); ok && src[t.Name()] != "" {
+			if p, source := s.Source(); p == src[t.Name()] {
+				out[i].SourceInfo.Source = source
+			}
+		}
 	}
 	return out
 }

@@ -70,3 +70,10 @@ type ArgumentPreparer interface {
 type Sequencer interface {
 	Sequential() bool
 }
+
+// Sourced is optionally implemented by a tool that atomic offers but that comes from outside
+// it, such as a tool of an MCP server: Source names where it comes from for getAllTools'
+// sourceInfo (path, e.g. "mcp:github"; source, e.g. "mcp"). Tools without it are "builtin".
+type Sourced interface {
+	Source() (path, source string)
+}

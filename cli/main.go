@@ -33,6 +33,7 @@ import (
 	_ "github.com/atomic-cli/atomic/llm/providers" // the wire APIs atomic speaks
 	"github.com/atomic-cli/atomic/llm/replay"
 	"github.com/atomic-cli/atomic/llm/sse"
+	"github.com/atomic-cli/atomic/mcp"
 	printmode "github.com/atomic-cli/atomic/mode/print"
 	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/resource"
@@ -228,6 +229,14 @@ func run(o *Options) error {
 		defer tool.RemoveSpillDir(st.SessionID())
 	}
 	active, all := o.tools(cwd, spillDir, resizer)
+	// MCP servers (mcp.go): configured now, started on first use, ended at exit.
+	var mcpMgr *mcp.Manager
+	if !o.NoTools {
+		mcpMgr = o.loadMCP(agentDir, cwd)
+	}
+	if mcpMgr != nil {
+		defer mcpMgr.Close()
+	}
 	o.loadResources(agentDir, cwd, settings) // skills and prompt templates (resources.go)
 	skills, templates := o.resources()
 	ctx, received, stop := signalContext()
@@ -245,8 +254,9 @@ func run(o *Options) error {
 		ThinkingLevel:   thinking,
 		Tools:           active,
 		AllBuiltins:     all,
-		SystemPrompt:    o.systemPrompt(agentDir, cwd, active),
+		SystemPrompt:    o.systemPrompt(agentDir, cwd, withMCPTools(active, mcpMgr)),
 		HTTPClient:      httpClient,
+		MCP:             mcpMgr,
 		ImageResizer:    resizer,
 		OnError:         func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
 		Extensions:      extFactories,

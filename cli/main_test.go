@@ -68,7 +68,25 @@ func TestScripts(t *testing.T) {
 		Cmds:                scriptCmds,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Condition:           scriptCondition,
 	})
+}
+
+// mcpFixture is the MCP stdio server of the mcp package's tests (official TypeScript SDK).
+var mcpFixture = func() string {
+	p, _ := filepath.Abs(filepath.Join("..", "mcp", "testdata", "tsserver", "server.mjs"))
+	return p
+}()
+
+// scriptCondition adds [mcpfixture]: the MCP fixture server's npm dependencies are installed
+// (.ci/run runs npm ci for it).
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "mcpfixture":
+		_, err := os.Stat(filepath.Join(filepath.Dir(mcpFixture), "node_modules", "@modelcontextprotocol", "sdk"))
+		return err == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // stateKey indexes the per-script state in testscript's Env.Values.
@@ -116,6 +134,7 @@ func setupScript(env *testscript.Env) error {
 	}
 	env.Setenv("ATOMIC_CODING_AGENT_DIR", agent)
 	env.Setenv("HOME", home)
+	env.Setenv("MCP_FIXTURE", mcpFixture)
 	// Automatic retry keeps its default (on) but waits at most 1 ms, so a script never sleeps
 	// through a backoff; scripts may replace the file (error_http.txtar turns retry off).
 	if err := os.WriteFile(filepath.Join(agent, "settings.json"), []byte(`{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`+"\n"), 0o644); err != nil {

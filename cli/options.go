@@ -136,6 +136,7 @@ Examples:
 	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")
 	addExtensionFlags(f, &opts.extensionFlagsOptions) // extensions.go
 	cmd.AddCommand(newEventsCmd(opts))
+	cmd.AddCommand(newMCPCmd(opts)) // mcp.go
 	cmd.SetIn(opts.Stdin)
 	cmd.SetOut(opts.Stdout)
 	cmd.SetErr(opts.Stderr)

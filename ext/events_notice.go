@@ -102,7 +102,9 @@ type UserPython struct {
 }
 
 // MCPNotification is a notification from an MCP server; buffered (100, drop-oldest) until the
-// runner binds.
+// runner binds. Server is the server's name in the MCP configuration, Method the JSON-RPC method
+// as sent, and Params the params as sent (a json.RawMessage from atomic's MCP manager; nil when
+// the notification had none). It carries no authority: validate it before use.
 type MCPNotification struct {
 	Server string `json:"server"`
 	Method string `json:"method"`
@@ -204,7 +206,7 @@ var noticeRows = []Spec{
 	{Name: "credential_disabled", Systems: "O", Family: "reliability", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 32, Emitted: true, Doc: "a credential was soft-disabled automatically", Payload: typeOf[CredentialDisabled]()},
 	{Name: "user_bash", Systems: "AOP", Family: "user", Combine: FirstWins, Errors: Isolate, Awaited: true, Emitted: true, Doc: "the user runs !cmd or !!cmd", Payload: typeOf[UserBash](), Result: typeOf[UserExecResult]()},
 	{Name: "user_python", Systems: "O", Family: "user", Combine: FirstWins, Errors: Isolate, Awaited: true, Doc: "the user runs $code or $$code", Payload: typeOf[UserPython](), Result: typeOf[UserExecResult]()},
-	{Name: "mcp_notification", Systems: "O", Family: "mcp", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 100, Doc: "an MCP server notification", Payload: typeOf[MCPNotification]()},
+	{Name: "mcp_notification", Systems: "O", Family: "mcp", Combine: Notify, Errors: Isolate, Awaited: true, Buffer: 100, Emitted: true, Doc: "an MCP server notification", Payload: typeOf[MCPNotification]()},
 	{Name: "ui_prompt_start", Systems: "A", Family: "ui", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a blocking UI prompt opens (coalesced into one outer span)", Payload: typeOf[UIPromptStart]()},
 	{Name: "ui_prompt_end", Systems: "A", Family: "ui", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "every prompt of the span settled", Payload: typeOf[UIPromptEnd]()},
 	{Name: "workflow_lifecycle", Systems: "A", Family: "workflow", Combine: Notify, Errors: Isolate, Awaited: false, Emitted: true, Doc: "a workflow run, stage, tool or prompt changed status", Payload: typeOf[WorkflowLifecycle]()},

@@ -161,6 +161,10 @@ func (m *Manager) toolsChanged() {
 // time, in arrival order, on a goroutine of the manager. nil unbinds: notifications buffer again.
 func (m *Manager) BindNotifications(fn func(Notification)) { m.notes.bind(fn) }
 
+// FlushNotifications waits, at most d, until the notifications received so far reached the
+// listener; the runtime calls it before its session shuts down.
+func (m *Manager) FlushNotifications(d time.Duration) { m.notes.flush(d) }
+
 // Connect starts the named server if it is not connected, sharing a start in progress.
 func (m *Manager) Connect(ctx context.Context, name string) error {
 	s, err := m.server(name)
@@ -661,6 +665,28 @@ type noteQueue struct {
 	buf     []Notification
 	sink    func(Notification)
 	running bool
+	drained chan struct{} // closed when the running delivery goroutine stops
+}
+
+// flush waits (at most d) until every queued notification was delivered; with no listener it
+// returns at once.
+func (q *noteQueue) flush(d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		q.mu.Lock()
+		if q.sink == nil || !q.running && len(q.buf) == 0 {
+			q.mu.Unlock()
+			return
+		}
+		ch := q.drained
+		q.mu.Unlock()
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		}
+	}
 }
 
 func (q *noteQueue) push(n Notification) {
@@ -686,11 +712,14 @@ func (q *noteQueue) kick() {
 		return
 	}
 	q.running = true
+	q.drained = make(chan struct{})
+	drained := q.drained
 	go func() {
 		for {
 			q.mu.Lock()
 			if q.sink == nil || len(q.buf) == 0 {
 				q.running = false
+				close(drained)
 				q.mu.Unlock()
 				return
 			}

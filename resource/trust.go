@@ -17,11 +17,11 @@ var trustContextFiles = []string{"AGENTS.override.md", "AGENTS.md", "AGENTS.MD",
 
 // trustGatedEntries are the entries of <cwd>/.atomic and <cwd>/.pi that need trust; inert state
 // dirs (todos/, sessions/) do not count.
-var trustGatedEntries = []string{"settings.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md"}
+var trustGatedEntries = []string{"settings.json", "extensions", "skills", "prompts", "themes", "SYSTEM.md", "APPEND_SYSTEM.md", "mcp.json"}
 
 // TrustInputs returns the project inputs of cwd that only load when the project is trusted
 // (config-and-resources.md §6): the trust-requiring entries of <cwd>/.atomic and the legacy
-// <cwd>/.pi, a context file (AGENTS.override.md, AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD) in
+// <cwd>/.pi (mcp.json among them), <cwd>/.mcp.json, a context file (AGENTS.override.md, AGENTS.md, AGENTS.MD, CLAUDE.md, CLAUDE.MD) in
 // cwd or an ancestor, and a .agents/skills directory in cwd or an ancestor (except the user-global
 // one in home). None means the project needs no trust decision.
 func TrustInputs(cwd, home string) []string {
@@ -33,6 +33,10 @@ func TrustInputs(cwd, home string) []string {
 				out = append(out, p)
 			}
 		}
+	}
+	// An MCP configuration starts the commands it names (mcp package).
+	if _, err := os.Stat(filepath.Join(cwd, ".mcp.json")); err == nil {
+		out = append(out, filepath.Join(cwd, ".mcp.json"))
 	}
 	userSkills := ""
 	if home != "" {

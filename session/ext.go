@@ -622,7 +622,7 @@ func (s *Session) SetThinkingLevel(level string) error {
 // ToolsChanged recomputes the agent's tools from the built-ins and the extensions' tools, and the
 // system prompt when a builder was given.
 func (s *Session) ToolsChanged() {
-	tools := s.runner.Tools(s.opts.Tools, s.allBuiltins())
+	tools := s.runner.Tools(s.ActiveBuiltinTools(), s.allBuiltins())
 	prompt := ""
 	if s.opts.SystemPromptBuilder != nil {
 		prompt = s.opts.SystemPromptBuilder(tools)
@@ -641,14 +641,14 @@ func (s *Session) ToolsChanged() {
 // BuiltinTools returns every built-in tool the session can offer.
 func (s *Session) BuiltinTools() []tool.Tool { return s.allBuiltins() }
 
-// ActiveBuiltinTools returns the built-in tools active by default.
-func (s *Session) ActiveBuiltinTools() []tool.Tool { return s.opts.Tools }
+// ActiveBuiltinTools returns the built-in tools active by default, the MCP tools among them.
+func (s *Session) ActiveBuiltinTools() []tool.Tool { return withMCP(s.opts.Tools, s.opts.MCP) }
 
 func (s *Session) allBuiltins() []tool.Tool {
 	if s.opts.AllBuiltins != nil {
-		return s.opts.AllBuiltins
+		return withMCP(s.opts.AllBuiltins, s.opts.MCP)
 	}
-	return s.opts.Tools
+	return withMCP(s.opts.Tools, s.opts.MCP)
 }
 
 var _ ext.Host = (*Session)(nil)

@@ -53,11 +53,12 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	rt.cur = s
 	if o.BeforeStart != nil {
 		if err := o.BeforeStart(s); err != nil {
-			rt.Shutdown(context.Background())
+			rt.Shutdown(context.Background()) // closes o.MCP too
 			return nil, err
 		}
 	}
 	s.Start(ctx, "startup", "")
+	rt.bindMCP()
 	return rt, nil
 }
 
@@ -130,7 +131,9 @@ func (rt *Runtime) HeaderJSON() []byte { return rt.Session().HeaderJSON() }
 // Shutdown emits session_shutdown{quit} on the live session and disposes it.
 func (rt *Runtime) Shutdown(ctx context.Context) {
 	s := rt.Session()
+	rt.flushMCP()
 	s.Shutdown(ctx, "quit", "")
+	rt.closeMCP(ctx)
 	s.store.Close() // the session file is free for other processes
 }
 

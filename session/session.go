@@ -12,6 +12,7 @@ import (
 	"github.com/atomic-cli/atomic/agent"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/mcp"
 	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/resource"
 	"github.com/atomic-cli/atomic/store"
@@ -92,6 +93,12 @@ type Options struct {
 	// are applied here, so pi.getFlag() in session_start sees them. An error stops NewRuntime
 	// (the runtime is shut down) or the replacement.
 	BeforeStart func(*Session) error
+	// MCP, when set, owns the MCP servers for the Runtime (mcp package): its tools (the "mcp"
+	// proxy and the direct tools) join the built-ins, active and all; its server notifications
+	// reach the live session's extensions as mcp_notification; a Runtime starts its eager
+	// servers and closes it (ending every server process) at Shutdown. Sessions replaced by /new,
+	// /fork or reload share it, so connections are not re-created.
+	MCP *mcp.Manager
 }
 
 // Session is a live agent session.
@@ -187,7 +194,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 		Model:         o.Model,
 		SystemPrompt:  o.SystemPrompt,
 		ThinkingLevel: thinking,
-		Tools:         o.Tools,
+		Tools:         withMCP(o.Tools, o.MCP),
 		Now:           o.Now,
 		Hooks: agent.Hooks{
 			PrepareRequest:   s.prepareRequest,

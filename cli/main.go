@@ -4,7 +4,7 @@
 // builds a binary with its Go extensions compiled in by calling Main with them
 // (examples/custom-binary).
 //
-// cli is the top layer. cli imports session, ext, ext/host, exthost/node, llm, llm/providers,
+// cli is the top layer. cli imports session, ext, ext/host, exthost/node, mcp, llm, llm/providers,
 // llm/replay, llm/sse, model, resource, store, tool, export, mode/print, mode/json, mode/rpc,
 // mode/tui, mode/tui/extui, mode/tui/keys, mode/tui/selector, mode/tui/slot and mode/tui/theme;
 // nothing imports it but cmd/atomic (and programs of their own, such as examples/custom-binary).

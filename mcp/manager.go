@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -464,26 +465,41 @@ func (s *server) refreshTools() {
 // error, and a keep-alive server is reconnected.
 func (s *server) watch(sess *sdk.ClientSession, gen int) {
 	err := sess.Wait()
-	s.mu.Lock()
-	if s.gen != gen {
-		s.mu.Unlock()
-		return // disconnected on purpose
+	if s.ended(gen, err) {
+		s.scheduleReconnect()
 	}
-	proc := s.proc
-	s.gen++
-	s.sess, s.proc = nil, nil
-	if s.idle != nil {
-		s.idle.Stop()
+}
+
+// ended records that connection gen ended by itself (err is why): the process is ended, and the
+// error says how it exited and what it last wrote to stderr. It reports false when gen was
+// already over (disconnected on purpose, or recorded by another caller).
+func (s *server) ended(gen int, err error) bool {
+	s.mu.Lock()
+	proc, live := s.proc, s.gen == gen
+	s.mu.Unlock()
+	if !live {
+		return false
 	}
 	msg := "the connection closed"
 	if err != nil {
 		msg = err.Error()
 	}
-	s.err = fmt.Errorf("mcp: server %q disconnected: %s%s", s.cfg.Name, msg, proc.describeExit())
+	rec := fmt.Errorf("mcp: server %q disconnected: %s%s", s.cfg.Name, msg, proc.describeExit())
+	s.mu.Lock()
+	if s.gen != gen {
+		s.mu.Unlock()
+		return false
+	}
+	s.gen++
+	s.sess, s.proc, s.err = nil, nil, rec
+	if s.idle != nil {
+		s.idle.Stop()
+		s.idle = nil
+	}
 	s.mu.Unlock()
 	proc.stop()
 	s.m.noteDisconnected(s.cfg.Name)
-	s.scheduleReconnect()
+	return true
 }
 
 // scheduleReconnect reconnects a keep-alive server after a growing pause.
@@ -592,24 +608,23 @@ func (s *server) use(ctx context.Context, what string, fn func(context.Context, 
 	if ctx.Err() != nil {
 		return fmt.Errorf("mcp: server %q: %s: %w", s.cfg.Name, what, context.Cause(ctx))
 	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return fmt.Errorf("mcp: server %q: %s: %w", s.cfg.Name, what, err)
+	}
+	// Not an answer of the server: the connection failed. Wait (bounded) for it to end, then
+	// say how the server went.
+	select {
+	case <-waitDone(sess):
+		s.ended(gen, err)
+	case <-time.After(2 * time.Second):
+	}
 	var tail string
 	s.mu.Lock()
 	if s.gen != gen && s.err != nil {
 		tail = " (" + s.err.Error() + ")"
 	}
 	s.mu.Unlock()
-	if tail == "" && errors.Is(err, sdk.ErrConnectionClosed) {
-		// The watcher may not have recorded the exit yet; wait for it briefly.
-		select {
-		case <-waitDone(sess):
-		case <-time.After(2 * time.Second):
-		}
-		s.mu.Lock()
-		if s.err != nil {
-			tail = " (" + s.err.Error() + ")"
-		}
-		s.mu.Unlock()
-	}
 	return fmt.Errorf("mcp: server %q: %s: %w%s", s.cfg.Name, what, err, tail)
 }
 

@@ -104,7 +104,7 @@ func (p *process) describeExit() string {
 	}
 	select {
 	case <-p.done:
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(time.Second):
 		return ""
 	}
 	msg := "; the server process exited"

@@ -36,7 +36,7 @@
 // context, which Shutdown cancels; the model and thinking level are owned by the agent's
 // configuration.
 //
-// session imports agent, compact, ext, llm, model, store, tool and resource; never a mode, and
+// session imports agent, compact, ext, llm, mcp, model, store, tool and resource; never a mode, and
 // never a provider package: it streams through the wire APIs registered with llm.RegisterAPI (a
 // binary links them with llm/providers). Concurrency: a Session's methods may be called from any
 // goroutine; mu guards its fields; the stream's publication order is owned by its mutex, each

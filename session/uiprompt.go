@@ -100,3 +100,28 @@ func (u *promptUI) SetWidgetAt(key string, lines []string, placement string) {
 
 // Unwrap returns the mode's UI, so the optional capabilities it has are found (ext.UIAs).
 func (u *promptUI) Unwrap() ext.UI { return u.UI }
+
+// Custom forwards ext.ComponentUI (the documented default without it: nil, false at once); the
+// component's time on screen is a prompt span like a dialog's.
+func (u *promptUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts ext.CustomOptions) (any, bool) {
+	if _, ok := ext.UIAs[ext.ComponentUI](u.UI); ok {
+		u.enter("custom", "")
+		defer u.exit()
+	}
+	return ext.Custom(ctx, u.UI, factory, opts)
+}
+
+// SetWidgetComponent forwards ext.ComponentUI.
+func (u *promptUI) SetWidgetComponent(key string, factory ext.ComponentFactory, placement string) {
+	ext.SetWidgetComponent(u.UI, key, factory, placement)
+}
+
+// SetFooterComponent forwards ext.ComponentUI.
+func (u *promptUI) SetFooterComponent(factory ext.ComponentFactory) {
+	ext.SetFooterComponent(u.UI, factory)
+}
+
+// SetHeaderComponent forwards ext.ComponentUI.
+func (u *promptUI) SetHeaderComponent(factory ext.ComponentFactory) {
+	ext.SetHeaderComponent(u.UI, factory)
+}

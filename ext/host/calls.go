@@ -575,7 +575,15 @@ func init() {
 			ui.SetStatus(a.Key, a.Text)
 			return nil
 		}),
-		protocol.MethodUISetWidget: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
+		protocol.MethodUISetWidget: uiCallP(func(p *process, ui ext.UI, a *protocol.UIParams) any {
+			if a.Component != 0 {
+				placement := a.Placement
+				if placement == "" {
+					placement = ext.WidgetAboveEditor
+				}
+				ext.SetWidgetComponent(ui, a.Key, p.newRemote(a.Component, nil).factory, placement)
+				return nil
+			}
 			if a.Placement != "" {
 				ext.SetWidgetAt(ui, a.Key, a.Lines, a.Placement)
 			} else {
@@ -602,6 +610,16 @@ func init() {
 			ext.SetWorkingIndicator(ui, ind)
 			return nil
 		}),
+		protocol.MethodUISetFooter: uiCallP(func(p *process, ui ext.UI, a *protocol.UIParams) any {
+			ext.SetFooterComponent(ui, p.remoteFactory(a.Component))
+			return nil
+		}),
+		protocol.MethodUISetHeader: uiCallP(func(p *process, ui ext.UI, a *protocol.UIParams) any {
+			ext.SetHeaderComponent(ui, p.remoteFactory(a.Component))
+			return nil
+		}),
+		protocol.MethodUIComponentInvalidate: componentCall((*remote).invalidated),
+		protocol.MethodUIComponentDone:       componentCall((*remote).done),
 		protocol.MethodUISetTitle: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
 			ui.SetTitle(a.Title)
 			return nil
@@ -625,6 +643,17 @@ func uiCall(fn func(ctx context.Context, ui ext.UI, a *protocol.UIParams) any) h
 		// out meanwhile (extensionHandlerTimeoutMs).
 		defer p.holdDialog(a.Ctx)()
 		return fn(ctx, c.UI(), a), nil
+	}
+}
+
+// uiCallP is uiCall for the component methods, which need the process the component lives in.
+func uiCallP(fn func(p *process, ui ext.UI, a *protocol.UIParams) any) handlerFunc {
+	return func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+		a, c, err := ctxCall(s, params, func(a *protocol.UIParams) int64 { return a.Ctx })
+		if err != nil {
+			return nil, err
+		}
+		return fn(p, c.UI(), a), nil
 	}
 }
 

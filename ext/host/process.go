@@ -40,6 +40,8 @@ type process struct {
 	// served are the cancel functions of the host's cancellable requests in progress
 	// (builtin.execute), by id.
 	served map[string]context.CancelFunc
+	// comps are the host's components mounted in the core's UI, by host id (component.go).
+	comps sync.Map
 
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat (or sync-channel activity)
 	// serving is set while the core answers a sync request: the host is blocked waiting for

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
 )
 
 // isDialog reports whether method is a blocking ctx.ui dialog (select, confirm, input, editor).
 func isDialog(method string) bool {
 	switch method {
-	case protocol.MethodUISelect, protocol.MethodUIConfirm, protocol.MethodUIInput, protocol.MethodUIEditor:
+	case protocol.MethodUISelect, protocol.MethodUIConfirm, protocol.MethodUIInput, protocol.MethodUIEditor, protocol.MethodUICustom:
 		return true
 	}
 	return false
@@ -56,6 +57,11 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 		if v, ok := ui.Editor(ctx, a.Title, a.Prefill); ok {
 			return v, nil
 		}
+	case protocol.MethodUICustom:
+		// The value of done(value) stays in the host; the answer only says the component closed.
+		r := p.newRemote(a.Component, a.OverlayOptions)
+		defer r.Dispose()
+		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: a.OverlayOptions})
 	}
 	return nil, nil
 }

@@ -1,6 +1,10 @@
 package protocol
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/atomic-cli/atomic/ext"
+)
 
 // Methods the core sends to a host (requests unless noted).
 const (
@@ -28,6 +32,15 @@ const (
 	// MethodBashOpsExec runs a command through the BashOperations a user_bash handler returned
 	// (operations.hostOps); the host streams the output as tool.update text blocks.
 	MethodBashOpsExec = "bashOps.exec"
+
+	// The component channel (docs/extension-protocol.md "Components"): MethodComponentRender
+	// (request) asks a host component for its lines at a width; MethodComponentInput
+	// (notification) sends it one key as raw terminal bytes; MethodComponentInvalidate
+	// (notification) calls its invalidate(); MethodComponentDispose (notification) drops it.
+	MethodComponentRender     = "component.render"
+	MethodComponentInput      = "component.input"
+	MethodComponentInvalidate = "component.invalidate"
+	MethodComponentDispose    = "component.dispose"
 )
 
 // Methods a host sends to the core.
@@ -48,6 +61,15 @@ const (
 	MethodUISetWidget     = "ui.setWidget"
 	MethodUISetTitle      = "ui.setTitle"
 	MethodUISetEditorText = "ui.setEditorText"
+	// MethodUISetFooter and MethodUISetHeader (notifications) mount a host component as the
+	// footer or header (UIParams.Component) or restore the built-in one (no component).
+	MethodUISetFooter = "ui.setFooter"
+	MethodUISetHeader = "ui.setHeader"
+	// MethodUIComponentInvalidate (notification): a host component called tui.requestRender().
+	MethodUIComponentInvalidate = "ui.component.invalidate"
+	// MethodUIComponentDone (notification): a custom component called done(value); the value
+	// stays in the host.
+	MethodUIComponentDone = "ui.component.done"
 	// The interactive mode's working line (ext.WorkingUI); other modes ignore them.
 	MethodUISetWorkingMessage   = "ui.setWorkingMessage"
 	MethodUISetWorkingVisible   = "ui.setWorkingVisible"
@@ -99,6 +121,9 @@ const (
 	MethodUIInput               = "ui.input"
 	MethodUIEditor              = "ui.editor"
 	MethodUIGetEditorText       = "ui.getEditorText"
+	// MethodUICustom (cancellable) opens host component UIParams.Component as ctx.ui.custom's
+	// (editor slot or overlay); the core answers null once the component closed, whoever closed it.
+	MethodUICustom = "ui.custom"
 
 	// MethodBuiltinInfo (sync) describes one of atomic's built-in tools (createReadTool and
 	// friends); MethodBuiltinExecute (async, cancellable with $/cancelRequest) runs it.
@@ -547,6 +572,37 @@ type UIParams struct {
 	Visible bool `json:"visible,omitempty"`
 	// Indicator of setWorkingIndicator; absent restores the default.
 	Indicator *WorkingIndicator `json:"indicator,omitempty"`
+	// Component is the host component of ui.custom, ui.setWidget (a factory widget),
+	// ui.setFooter and ui.setHeader; 0 for none.
+	Component int64 `json:"component,omitempty"`
+	// Overlay and OverlayOptions of ui.custom.
+	Overlay        bool                `json:"overlay,omitempty"`
+	OverlayOptions *ext.OverlayOptions `json:"overlayOptions,omitempty"`
+}
+
+// ComponentParams name a host component (ui.component.invalidate, ui.component.done,
+// component.input, component.invalidate, component.dispose).
+type ComponentParams struct {
+	Component int64 `json:"component"`
+	// Data is component.input's key: the raw bytes a terminal sends for it.
+	Data string `json:"data,omitempty"`
+}
+
+// ComponentRenderParams are component.render's: the width to render at and the terminal's size.
+type ComponentRenderParams struct {
+	Component int64 `json:"component"`
+	Width     int   `json:"width"`
+	Columns   int   `json:"columns"`
+	Rows      int   `json:"rows"`
+}
+
+// ComponentRenderResult is component.render's result: the lines, and for an overlay its
+// placement now (overlayOptions may be a function in the extension) and whether its visible()
+// hides it.
+type ComponentRenderResult struct {
+	Lines   []string            `json:"lines"`
+	Overlay *ext.OverlayOptions `json:"overlay,omitempty"`
+	Hidden  bool                `json:"hidden,omitempty"`
 }
 
 // WorkingIndicator is setWorkingIndicator's {frames?, intervalMs?}.

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/mode/tui/chat"
 	"github.com/atomic-cli/atomic/mode/tui/command"
 	"github.com/atomic-cli/atomic/mode/tui/component"
@@ -37,6 +38,7 @@ type pendingItem struct {
 type widget struct {
 	key   string
 	lines []string
+	comp  ext.Component // a component widget (custom.go); lines unused
 	below bool
 }
 
@@ -80,6 +82,7 @@ type model struct {
 	title         string
 	statuses      map[string]string
 	widgets       []widget
+	comps         compState // extension footer, header (custom.go)
 	complete      *completion
 	ac            acLoop   // extension autocomplete providers' requests in flight
 	fileList      []string // @ completion candidates, listed once per cwd
@@ -160,6 +163,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		m.ext.cols.Store(int64(msg.Width))
+		m.ext.rows.Store(int64(msg.Height))
 		return nil
 	case eventsMsg:
 		var cmds []tea.Cmd
@@ -309,7 +314,7 @@ func (m *model) rebuild() {
 	m.chat.Clear()
 	m.cur = nil
 	m.tools = map[string]*chat.ToolBlock{}
-	m.chat.Append(&chat.LinesBlock{Lines: m.header()})
+	m.chat.Append(m.headerBlock())
 	st := s.Store()
 	for _, e := range st.Branch(st.LeafID()) {
 		m.addEntry(e)
@@ -356,7 +361,7 @@ func (m *model) View() tea.View {
 	slotTop := len(dock)
 	var slot []string
 	curRow, curCol, curOK := 0, 0, false
-	if d := m.topDialog(); d != nil {
+	if d := m.slotDialog(); d != nil {
 		slot = d.Render(w)
 		if c, ok := d.(component.Cursor); ok {
 			curRow, curCol, curOK = c.Cursor()
@@ -369,7 +374,7 @@ func (m *model) View() tea.View {
 		slot = append(slot, m.completionLines(w)...)
 	}
 	dock = append(dock, slot...)
-	dock = append(dock, m.footer(w)...)
+	dock = append(dock, m.footerLines(w)...)
 	dock = append(dock, below...)
 	if len(dock) > h {
 		cut := len(dock) - h
@@ -389,6 +394,7 @@ func (m *model) View() tea.View {
 		}
 	}
 	lines = append(lines, dock...)
+	lines = m.drawOverlays(lines, w, h)
 	v := tea.NewView(strings.Join(lines, "\n"))
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -458,6 +464,15 @@ func (m *model) workingLine(w int) string {
 func (m *model) widgetLines(w int) (above, below []string) {
 	above = []string{""}
 	for _, wd := range m.widgets {
+		if wd.comp != nil {
+			out := clipLines(wd.comp.Render(w), w)
+			if wd.below {
+				below = append(below, out...)
+			} else {
+				above = append(above, out...)
+			}
+			continue
+		}
 		lines := wd.lines
 		if len(lines) > 10 {
 			lines = append(lines[:10:10], m.th.Fg("muted", "... (widget truncated)"))

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -30,9 +31,17 @@ type extUI struct {
 	endedCh chan struct{}
 	text    string // mirror of the editor text for GetEditorText
 	surf    surfMirror
+
+	pacer      renderPacer  // coalesces components' redraws (custom.go)
+	cols, rows atomic.Int64 // the terminal size components see
 }
 
-func newExtUI(u *UI) *extUI { return &extUI{u: u, endedCh: make(chan struct{})} }
+func newExtUI(u *UI) *extUI {
+	x := &extUI{u: u, endedCh: make(chan struct{})}
+	x.cols.Store(80)
+	x.rows.Store(24)
+	return x
+}
 
 func (x *extUI) attach(p *tea.Program) {
 	x.mu.Lock()
@@ -301,20 +310,3 @@ func (x *extUI) GetEditorText() string {
 }
 
 var _ ext.UI = (*extUI)(nil)
-
-// setWidget replaces, adds (at the end) or removes a widget.
-func (m *model) setWidget(key string, lines []string, below bool) {
-	for i, w := range m.widgets {
-		if w.key == key {
-			if len(lines) == 0 {
-				m.widgets = append(m.widgets[:i], m.widgets[i+1:]...)
-			} else {
-				m.widgets[i] = widget{key: key, lines: lines, below: below}
-			}
-			return
-		}
-	}
-	if len(lines) > 0 {
-		m.widgets = append(m.widgets, widget{key: key, lines: lines, below: below})
-	}
-}

@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import Module from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
+import * as components from "./components";
 import { hostInfo } from "./modules";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
 import { noteContext, themeUI } from "./uisurf";
@@ -100,8 +101,18 @@ function makeUI(ctx: number): any {
 		notify: (message: string, type?: string) => notify("ui.notify", { ctx, message: String(message), type: type ?? "info" }),
 		setStatus: (key: string, text?: string) => notify("ui.setStatus", { ctx, key, text: text ?? "" }),
 		setWidget: (key: string, content?: unknown, options?: { placement?: string }) => {
-			if (content !== undefined && !Array.isArray(content)) return; // component factories need the TUI
-			notify("ui.setWidget", { ctx, key, lines: content ?? [], placement: options?.placement });
+			// A factory's component lives here and reaches the core by id (components.ts).
+			const component = components.setSlot(`widget:${key}`, ctx, typeof content === "function" ? (content as Fn) : undefined, themeOf, []);
+			if (component !== undefined) notify("ui.setWidget", { ctx, key, component, placement: options?.placement });
+			else notify("ui.setWidget", { ctx, key, lines: Array.isArray(content) ? content : [], placement: options?.placement });
+		},
+		setFooter: (factory?: Fn) => {
+			const component = components.setSlot("footer", ctx, factory, themeOf, [footerData(ctx)]);
+			notify("ui.setFooter", { ctx, component });
+		},
+		setHeader: (factory?: Fn) => {
+			const component = components.setSlot("header", ctx, factory, themeOf, []);
+			notify("ui.setHeader", { ctx, component });
 		},
 		setWorkingMessage: (message?: string) => notify("ui.setWorkingMessage", { ctx, message: message ?? "" }),
 		setWorkingVisible: (visible: boolean) => notify("ui.setWorkingVisible", { ctx, visible: visible !== false }),
@@ -116,11 +127,17 @@ function makeUI(ctx: number): any {
 		setTitle: (title: string) => notify("ui.setTitle", { ctx, title }),
 		setEditorText: (text: string) => notify("ui.setEditorText", { ctx, text }),
 		getEditorText: () => syncCall<string>("ui.getEditorText", { ctx }),
-		custom: () => Promise.resolve(undefined),
+		custom: (factory: Fn, options?: any) => {
+			// Without a UI (print, JSON) the factory never runs and the promise resolves at once;
+			// the core still hears of the call, for its debug diagnostic.
+			if (!infoOf(ctx).hasUI) return request("ui.custom", { ctx }).then(() => undefined, () => undefined);
+			return components.mountCustom(ctx, factory, options, themeOf);
+		},
 		onTerminalInput: () => () => {},
 	};
 	Object.defineProperties(ui, Object.getOwnPropertyDescriptors(themeUI(ctx)));
-	// The TUI-only rest (setFooter, setHeader, setEditorComponent, addAutocompleteProvider, …) is a
+	const themeOf = () => ui.theme;
+	// The TUI-only rest (setEditorComponent, addAutocompleteProvider, …) is a
 	// no-op here, as in print mode.
 	return new Proxy(ui, {
 		get(t, prop) {
@@ -129,6 +146,19 @@ function makeUI(ctx: number): any {
 			return () => undefined;
 		},
 	});
+}
+
+/**
+ * footerData is the footer data provider setFooter factories receive (tui.md §7.3); the host has
+ * no mirror of the core's footer facts yet, so it reports none.
+ */
+function footerData(_ctx: number): any {
+	return {
+		getGitBranch: () => null,
+		getExtensionStatuses: () => new Map<string, string>(),
+		getAvailableProviderCount: () => 0,
+		onBranchChange: () => () => {},
+	};
 }
 
 function sessionManager(ctx: number): any {
@@ -543,6 +573,7 @@ function makeAPI(inst: Instance): any {
 
 function newGeneration(gen: number): void {
 	generation = gen;
+	components.disposeAll();
 	instances.clear();
 	busSubs.clear();
 	busForwarded.clear();

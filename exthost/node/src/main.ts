@@ -3,6 +3,7 @@
 // close-on-exec before any extension runs); see docs/extension-protocol.md.
 
 import "./guard";
+import * as components from "./components";
 import * as host from "./host";
 import { installModuleHook } from "./modules";
 import { autocompleteApply, autocompleteSuggest } from "./uisurf";
@@ -36,6 +37,7 @@ const requests: Record<string, RequestHandler> = {
 	"autocomplete.apply": (_id, p) => autocompleteApply(p),
 	"bashOps.exec": (id, p) => host.bashOpsExec(id, p),
 	sync: () => host.drained(),
+	"component.render": (_id, p) => components.render(p),
 	// The queued events sent before shutdown run first.
 	shutdown: async () => {
 		await host.drained();
@@ -50,6 +52,9 @@ const notifications: Record<string, (params: any) => void> = {
 	event: (p) => host.eventQueued(p),
 	"builtin.update": (p) => deliverUpdate(p),
 	"llm.event": (p) => deliverUpdate({ id: p?.id, partialResult: p?.event }),
+	"component.input": (p) => components.input(p),
+	"component.invalidate": (p) => components.invalidate(p),
+	"component.dispose": (p) => components.dispose(p),
 };
 
 function reply(id: number | string, result: unknown): void {

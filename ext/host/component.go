@@ -1,0 +1,229 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/ext/protocol"
+)
+
+// firstFrameWait bounds how long Render waits for a component's first lines from the host; after
+// it the UI shows nothing for the component until they arrive (never a blocked screen).
+const firstFrameWait = 250 * time.Millisecond
+
+// renderTimeout bounds one component.render call.
+const renderTimeout = 5 * time.Second
+
+// remote is a host component as the core's UI sees it (ext.Component): its lines are the last
+// ones the host rendered (component.render), fetched in the background when the UI asks for a new
+// width, after a key, or when the host says the component changed (ui.component.invalidate). At
+// most one render call is in flight; requests that arrive meanwhile fold into one more. Render
+// never waits for the host except for the first frame, bounded by firstFrameWait.
+type remote struct {
+	p  *process
+	id int64
+
+	mu       sync.Mutex
+	h        ext.ComponentHandle
+	lines    []string
+	width    int  // the width lines were rendered at (or last tried)
+	want     int  // the width the UI asked for last
+	have     bool // a render was answered (or failed)
+	first    chan struct{}
+	dirty    bool
+	inflight bool
+	closed   bool
+	overlay  *ext.OverlayOptions
+	hidden   bool
+}
+
+// newRemote registers host component id of p.
+func (p *process) newRemote(id int64, overlay *ext.OverlayOptions) *remote {
+	r := &remote{p: p, id: id, first: make(chan struct{}), overlay: overlay}
+	p.comps.Store(id, r)
+	return r
+}
+
+// remoteFactory is the factory of host component id; nil for id 0 (restore the built-in).
+func (p *process) remoteFactory(id int64) ext.ComponentFactory {
+	if id == 0 {
+		return nil
+	}
+	return p.newRemote(id, nil).factory
+}
+
+// factory binds the component to the handle of the UI that mounts it.
+func (r *remote) factory(h ext.ComponentHandle) ext.Component {
+	r.mu.Lock()
+	r.h = h
+	r.mu.Unlock()
+	return r
+}
+
+// Render returns the last lines the host rendered, asking for new ones when width changed or
+// the component is dirty.
+func (r *remote) Render(width int) []string {
+	r.mu.Lock()
+	if !r.closed && (!r.have || r.dirty || width != r.width) {
+		r.want = width
+		r.startLocked()
+	}
+	have, first := r.have, r.first
+	r.mu.Unlock()
+	if !have {
+		t := time.NewTimer(firstFrameWait)
+		select {
+		case <-first:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.lines...)
+}
+
+// HandleInput sends the key to the host and renders again after it (pi-tui renders after every
+// input); the notification precedes the render call on the channel, so the frame shows the key.
+func (r *remote) HandleInput(data string) {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return
+	}
+	_ = r.p.out.Notify(protocol.MethodComponentInput, protocol.ComponentParams{Component: r.id, Data: data})
+	r.invalidated()
+}
+
+// Invalidate calls the component's invalidate() and renders it again.
+func (r *remote) Invalidate() {
+	_ = r.p.out.Notify(protocol.MethodComponentInvalidate, protocol.ComponentParams{Component: r.id})
+	r.invalidated()
+}
+
+// Dispose drops the component in the host (component.dispose); idempotent.
+func (r *remote) Dispose() {
+	r.mu.Lock()
+	was := r.closed
+	r.closed = true
+	r.mu.Unlock()
+	if was {
+		return
+	}
+	r.p.comps.CompareAndDelete(r.id, r)
+	_ = r.p.out.Notify(protocol.MethodComponentDispose, protocol.ComponentParams{Component: r.id})
+}
+
+// LiveOverlayOptions implements ext.LiveOverlay: the placement of the last frame.
+func (r *remote) LiveOverlayOptions() (*ext.OverlayOptions, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.overlay, r.hidden
+}
+
+// invalidated marks the component dirty (ui.component.invalidate, a key) and fetches its lines
+// once it has been rendered at all.
+func (r *remote) invalidated() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.dirty = true
+	if r.want > 0 {
+		r.startLocked()
+	}
+}
+
+// done closes a custom component (ui.component.done): its Custom returns.
+func (r *remote) done() {
+	r.mu.Lock()
+	h := r.h
+	r.mu.Unlock()
+	if h != nil {
+		h.Done(nil)
+	}
+}
+
+func (r *remote) startLocked() {
+	if r.inflight || r.closed {
+		return
+	}
+	r.inflight = true
+	go r.fetch()
+}
+
+// fetch renders until the lines are current, then asks the UI to draw them.
+func (r *remote) fetch() {
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.inflight = false
+			r.mu.Unlock()
+			return
+		}
+		w, h := r.want, r.h
+		r.dirty = false
+		r.mu.Unlock()
+		cols, rows := 80, 24
+		if h != nil {
+			cols, rows = h.Size()
+		}
+		if w <= 0 {
+			w = cols
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), renderTimeout)
+		raw, err := r.p.call(ctx, protocol.MethodComponentRender, protocol.ComponentRenderParams{Component: r.id, Width: w, Columns: cols, Rows: rows}, "a component's render", nil)
+		cancel()
+		var res protocol.ComponentRenderResult
+		if err == nil {
+			err = json.Unmarshal(raw, &res)
+		}
+		r.mu.Lock()
+		if err == nil {
+			r.lines = res.Lines
+			if res.Overlay != nil {
+				r.overlay = res.Overlay
+			}
+			r.hidden = res.Hidden
+		}
+		r.width = w // a failed width is not asked for again until something changes
+		if !r.have {
+			r.have = true
+			close(r.first)
+		}
+		again := !r.closed && (r.dirty || r.want != w)
+		if !again {
+			r.inflight = false
+		}
+		closed := r.closed
+		r.mu.Unlock()
+		// Logged outside the lock: the log may go to the very UI that renders this component. A
+		// component the host closed meanwhile (done) is no news.
+		if err != nil && !closed {
+			r.p.sup.logf("extension host (%s): component %d: render: %v", r.p.sup.name(), r.id, errorText(err))
+		}
+		if h != nil && err == nil {
+			h.RequestRender()
+		}
+		if !again {
+			return
+		}
+	}
+}
+
+// componentCall makes the handler of a ui.component.* notification: fn runs on the named
+// component of the calling process (unknown ids are ignored: the core dropped it already).
+func componentCall(fn func(r *remote)) handlerFunc {
+	return func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+		var a protocol.ComponentParams
+		if err := jsonUnmarshal(params, &a); err != nil {
+			return nil, err
+		}
+		if v, ok := p.comps.Load(a.Component); ok {
+			fn(v.(*remote))
+		}
+		return nil, nil
+	}
+}

@@ -1,0 +1,541 @@
+package tui
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/mode/tui/chat"
+	"github.com/atomic-cli/atomic/mode/tui/component"
+)
+
+// Extension components in the terminal UI (tui.md §7.3, §7.5): ctx.ui.custom in the editor slot
+// or as an overlay, component widgets, custom footer and header. Components are made and called
+// on the Bubble Tea goroutine; their handles' RequestRender, from any goroutine, coalesce into at
+// most one redraw per frame (frameInterval, the renderer's frame rate).
+
+// compState is the model's extension components other than dialogs and widgets.
+type compState struct {
+	footer ext.Component
+	header *compBlock // nil: the built-in header
+}
+
+// compBlock is a component shown as a transcript block (the custom header).
+type compBlock struct{ c ext.Component }
+
+// Render implements chat.Block.
+func (b *compBlock) Render(_ *chat.Env, width int) []string {
+	return clipLines(b.c.Render(width), width)
+}
+
+// renderPacer coalesces the redraws components ask for.
+type renderPacer struct {
+	pending atomic.Bool
+	mu      sync.Mutex
+	last    time.Time
+}
+
+// requestRender schedules one redraw message no sooner than frameInterval after the last one;
+// requests made while one is scheduled join it.
+func (x *extUI) requestRender() {
+	if !x.pacer.pending.CompareAndSwap(false, true) {
+		return
+	}
+	x.pacer.mu.Lock()
+	wait := frameInterval - time.Since(x.pacer.last)
+	x.pacer.mu.Unlock()
+	fire := func() {
+		x.send(extMsg(func(m *model) tea.Cmd {
+			x.pacer.mu.Lock()
+			x.pacer.last = time.Now()
+			x.pacer.mu.Unlock()
+			x.pacer.pending.Store(false)
+			if m.comps.header != nil {
+				m.chat.Touch(m.comps.header)
+			}
+			return nil
+		}))
+	}
+	if wait <= 0 {
+		go fire()
+		return
+	}
+	time.AfterFunc(wait, fire)
+}
+
+// compHandle is the ext.ComponentHandle of one mounted component.
+type compHandle struct {
+	x      *extUI
+	doneFn func(v any) // nil for widgets, footers, headers
+	cols   *atomic.Int64
+	rows   *atomic.Int64
+}
+
+func (h *compHandle) RequestRender() { h.x.requestRender() }
+
+func (h *compHandle) Done(v any) {
+	if h.doneFn != nil {
+		h.doneFn(v)
+	}
+}
+
+func (h *compHandle) Size() (int, int) { return int(h.cols.Load()), int(h.rows.Load()) }
+
+func (x *extUI) handle(done func(any)) *compHandle {
+	return &compHandle{x: x, doneFn: done, cols: &x.cols, rows: &x.rows}
+}
+
+// customDialog is a ctx.ui.custom component in the editor slot or, with overlay set, floating
+// over the screen; either way it has the keyboard while shown.
+type customDialog struct {
+	c       ext.Component
+	overlay bool
+	opts    *ext.OverlayOptions
+	closed  bool
+	onClose func() // called once on the UI goroutine when it closes
+}
+
+func (d *customDialog) Render(width int) []string {
+	if d.closed {
+		return nil
+	}
+	return clipLines(d.c.Render(width), width)
+}
+
+// HandleKey gives the key to the component as the bytes a terminal sends.
+func (d *customDialog) HandleKey(k tea.KeyPressMsg) tea.Cmd {
+	if !d.closed {
+		if data := rawKey(k); data != "" {
+			d.c.HandleInput(data)
+		}
+	}
+	return nil
+}
+
+// HandlePaste gives a paste to the component, bracketed as a terminal sends it.
+func (d *customDialog) HandlePaste(text string) tea.Cmd {
+	if !d.closed {
+		d.c.HandleInput("\x1b[200~" + text + "\x1b[201~")
+	}
+	return nil
+}
+
+func (d *customDialog) Done() bool { return d.closed }
+
+// Cancel closes the component from outside (ctx ended, done called).
+func (d *customDialog) Cancel() { d.close() }
+
+func (d *customDialog) close() {
+	if d.closed {
+		return
+	}
+	d.closed = true
+	if d.onClose != nil {
+		d.onClose()
+	}
+	dispose(d.c)
+}
+
+func dispose(c ext.Component) {
+	if dc, ok := c.(ext.Disposer); ok && c != nil {
+		dc.Dispose()
+	}
+}
+
+// Custom implements ext.ComponentUI: the component takes the editor slot (or floats, with
+// opts.Overlay) and the keyboard until it calls Done, ctx ends or the UI ends.
+func (x *extUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts ext.CustomOptions) (any, bool) {
+	type result struct {
+		v  any
+		ok bool
+	}
+	res := make(chan result, 1)
+	var once sync.Once
+	finish := func(r result) { once.Do(func() { res <- r }) }
+	var dmu sync.Mutex
+	var shown *customDialog
+	closeShown := func(m *model) {
+		dmu.Lock()
+		d := shown
+		dmu.Unlock()
+		if d != nil {
+			d.close()
+			m.popDone()
+		}
+	}
+	h := x.handle(func(v any) {
+		finish(result{v, true})
+		// Done is often called on the UI goroutine (from HandleInput): never wait for the loop.
+		go x.send(extMsg(func(m *model) tea.Cmd { closeShown(m); return nil }))
+	})
+	x.send(extMsg(func(m *model) tea.Cmd {
+		if ctx.Err() != nil {
+			finish(result{})
+			return nil
+		}
+		c := factory(h)
+		if c == nil {
+			finish(result{})
+			return nil
+		}
+		d := &customDialog{c: c, overlay: opts.Overlay, opts: opts.OverlayOptions, onClose: func() { finish(result{}) }}
+		dmu.Lock()
+		shown = d
+		dmu.Unlock()
+		select {
+		case r := <-res: // done was called inside the factory
+			res <- r
+			d.close()
+			return nil
+		default:
+		}
+		m.ShowDialog(d)
+		return nil
+	}))
+	select {
+	case r := <-res:
+		return r.v, r.ok
+	case <-ctx.Done():
+		finish(result{})
+		x.send(extMsg(func(m *model) tea.Cmd { closeShown(m); return nil }))
+		r := <-res
+		return r.v, r.ok
+	case <-x.endedCh:
+		finish(result{})
+		r := <-res
+		return r.v, r.ok
+	}
+}
+
+// SetWidgetComponent implements ext.ComponentUI.
+func (x *extUI) SetWidgetComponent(key string, factory ext.ComponentFactory, placement string) {
+	x.send(extMsg(func(m *model) tea.Cmd {
+		var c ext.Component
+		if factory != nil {
+			c = factory(x.handle(nil))
+		}
+		m.setWidgetComp(key, nil, c, placement == ext.WidgetBelowEditor)
+		return nil
+	}))
+}
+
+// SetFooterComponent implements ext.ComponentUI.
+func (x *extUI) SetFooterComponent(factory ext.ComponentFactory) {
+	x.send(extMsg(func(m *model) tea.Cmd {
+		dispose(m.comps.footer)
+		m.comps.footer = nil
+		if factory != nil {
+			m.comps.footer = factory(x.handle(nil))
+		}
+		return nil
+	}))
+}
+
+// SetHeaderComponent implements ext.ComponentUI: the transcript is rebuilt with the new header.
+func (x *extUI) SetHeaderComponent(factory ext.ComponentFactory) {
+	x.send(extMsg(func(m *model) tea.Cmd {
+		if m.comps.header != nil {
+			dispose(m.comps.header.c)
+			m.comps.header = nil
+		}
+		if factory != nil {
+			if c := factory(x.handle(nil)); c != nil {
+				m.comps.header = &compBlock{c: c}
+			}
+		}
+		m.rebuild()
+		return nil
+	}))
+}
+
+var _ ext.ComponentUI = (*extUI)(nil)
+
+// headerBlock is the transcript's first block: the custom header or the built-in one.
+func (m *model) headerBlock() chat.Block {
+	if m.comps.header != nil {
+		return m.comps.header
+	}
+	return &chat.LinesBlock{Lines: m.header()}
+}
+
+// footerLines is the custom footer's lines, or the built-in footer.
+func (m *model) footerLines(w int) []string {
+	if m.comps.footer != nil {
+		return clipLines(m.comps.footer.Render(w), w)
+	}
+	return m.footer(w)
+}
+
+// setWidget replaces, adds (at the end) or removes (nil or empty lines) a lines widget.
+func (m *model) setWidget(key string, lines []string, below bool) {
+	m.setWidgetComp(key, lines, nil, below)
+}
+
+// setWidgetComp replaces, adds (at the end) or removes widget key: lines or a component (nil
+// both: remove). A replaced component is disposed.
+func (m *model) setWidgetComp(key string, lines []string, c ext.Component, below bool) {
+	empty := len(lines) == 0 && c == nil
+	for i, w := range m.widgets {
+		if w.key == key {
+			dispose(w.comp)
+			if empty {
+				m.widgets = append(m.widgets[:i], m.widgets[i+1:]...)
+			} else {
+				m.widgets[i] = widget{key: key, lines: lines, comp: c, below: below}
+			}
+			return
+		}
+	}
+	if !empty {
+		m.widgets = append(m.widgets, widget{key: key, lines: lines, comp: c, below: below})
+	}
+}
+
+// slotDialog is the dialog in the editor slot: the topmost one that is not an overlay.
+func (m *model) slotDialog() component.Dialog {
+	for i := len(m.dialogs) - 1; i >= 0; i-- {
+		if d, ok := m.dialogs[i].(*customDialog); ok && d.overlay {
+			continue
+		}
+		return m.dialogs[i]
+	}
+	return nil
+}
+
+// drawOverlays paints the overlays of the dialog stack over the screen's lines, bottom first.
+func (m *model) drawOverlays(lines []string, w, h int) []string {
+	for _, dl := range m.dialogs {
+		d, ok := dl.(*customDialog)
+		if !ok || !d.overlay || d.closed {
+			continue
+		}
+		opts := d.opts
+		if lo, ok := d.c.(ext.LiveOverlay); ok {
+			live, hidden := lo.LiveOverlayOptions()
+			if hidden {
+				continue
+			}
+			if live != nil {
+				opts = live
+			}
+		}
+		if opts == nil {
+			opts = &ext.OverlayOptions{}
+		}
+		if opts.Visible != nil && !opts.Visible(w, h) {
+			continue
+		}
+		lines = placeOverlay(lines, d, opts, w, h)
+	}
+	return lines
+}
+
+// size resolves "40" or "50%" against total; def when empty or invalid.
+func size(s string, total, def int) int {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return def
+	}
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return def
+		}
+		return int(f * float64(total) / 100)
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return def
+	}
+	return n
+}
+
+// placeOverlay renders d for its options and writes it over lines (tui.md §7.5 OverlayOptions).
+func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h int) []string {
+	mg := o.Margin
+	availW := max(w-mg.Left-mg.Right, 1)
+	availH := max(h-mg.Top-mg.Bottom, 1)
+	ow := size(o.Width, w, min(80, availW))
+	ow = max(ow, o.MinWidth)
+	ow = min(max(ow, 1), availW)
+	body := clipLines(d.c.Render(ow), ow)
+	oh := min(len(body), size(o.MaxHeight, h, availH), availH)
+	if oh <= 0 {
+		return lines
+	}
+	body = body[:oh]
+	var row, col int
+	anchor := o.Anchor
+	if anchor == "" {
+		anchor = "center"
+	}
+	switch {
+	case strings.HasPrefix(anchor, "top"):
+		row = mg.Top
+	case strings.HasPrefix(anchor, "bottom"):
+		row = h - mg.Bottom - oh
+	default:
+		row = mg.Top + (availH-oh)/2
+	}
+	switch {
+	case strings.HasSuffix(anchor, "left"):
+		col = mg.Left
+	case strings.HasSuffix(anchor, "right"):
+		col = w - mg.Right - ow
+	default:
+		col = mg.Left + (availW-ow)/2
+	}
+	if o.Row != "" {
+		row = mg.Top + size(o.Row, h, row)
+	}
+	if o.Col != "" {
+		col = mg.Left + size(o.Col, w, col)
+	}
+	row += o.OffsetY
+	col += o.OffsetX
+	row = min(max(row, 0), max(h-oh, 0))
+	col = min(max(col, 0), max(w-ow, 0))
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	for i, l := range body {
+		r := row + i
+		if r < 0 || r >= len(lines) {
+			continue
+		}
+		base := lines[r]
+		left := component.Pad(ansi.Truncate(base, col, ""), col)
+		right := ansi.TruncateLeft(base, col+ow, "")
+		lines[r] = left + "\x1b[0m" + component.Pad(l, ow) + "\x1b[0m" + right
+	}
+	return lines
+}
+
+// clipLines cuts every line to width cells.
+func clipLines(lines []string, width int) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = component.Truncate(l, width, "")
+	}
+	return out
+}
+
+// rawKey is the byte sequence a terminal sends for k (xterm/VT sequences; the Kitty form for
+// modified keys that have no legacy one), what pi-tui components expect in handleInput.
+func rawKey(k tea.KeyPressMsg) string {
+	mod := k.Mod
+	ctrl := mod&tea.ModCtrl != 0
+	alt := mod&tea.ModAlt != 0
+	shift := mod&tea.ModShift != 0
+	if k.Text != "" && !ctrl && !alt {
+		return k.Text
+	}
+	csiMod := 1
+	if shift {
+		csiMod++
+	}
+	if alt {
+		csiMod += 2
+	}
+	if ctrl {
+		csiMod += 4
+	}
+	cursor := func(final string) string {
+		if csiMod == 1 {
+			return "\x1b[" + final
+		}
+		return "\x1b[1;" + strconv.Itoa(csiMod) + final
+	}
+	tilde := func(n string) string {
+		if csiMod == 1 {
+			return "\x1b[" + n + "~"
+		}
+		return "\x1b[" + n + ";" + strconv.Itoa(csiMod) + "~"
+	}
+	switch k.Code {
+	case tea.KeyEnter:
+		switch {
+		case shift || ctrl:
+			return "\x1b[13;" + strconv.Itoa(csiMod) + "u"
+		case alt:
+			return "\x1b\r"
+		}
+		return "\r"
+	case tea.KeyTab:
+		if shift {
+			return "\x1b[Z"
+		}
+		return "\t"
+	case tea.KeyBackspace:
+		if alt {
+			return "\x1b\x7f"
+		}
+		if ctrl {
+			return "\x08"
+		}
+		return "\x7f"
+	case tea.KeyEscape:
+		return "\x1b"
+	case tea.KeySpace:
+		if ctrl {
+			return "\x00"
+		}
+		if alt {
+			return "\x1b "
+		}
+		return " "
+	case tea.KeyUp:
+		return cursor("A")
+	case tea.KeyDown:
+		return cursor("B")
+	case tea.KeyRight:
+		return cursor("C")
+	case tea.KeyLeft:
+		return cursor("D")
+	case tea.KeyHome:
+		return cursor("H")
+	case tea.KeyEnd:
+		return cursor("F")
+	case tea.KeyInsert:
+		return tilde("2")
+	case tea.KeyDelete:
+		return tilde("3")
+	case tea.KeyPgUp:
+		return tilde("5")
+	case tea.KeyPgDown:
+		return tilde("6")
+	case tea.KeyF1, tea.KeyF2, tea.KeyF3, tea.KeyF4:
+		return "\x1bO" + string(rune('P'+k.Code-tea.KeyF1))
+	}
+	c := k.Code
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	var s string
+	switch {
+	case ctrl && c >= 'a' && c <= 'z':
+		s = string(rune(c - 'a' + 1))
+	case ctrl && (c == '[' || c == '\\' || c == ']' || c == '^' || c == '_'):
+		s = string(rune(c & 0x1f))
+	case k.Text != "":
+		s = k.Text
+	case c > 0 && c < 0x110000 && c >= ' ':
+		s = string(k.Code)
+		if shift && k.ShiftedCode != 0 {
+			s = string(k.ShiftedCode)
+		}
+	default:
+		return ""
+	}
+	if alt {
+		return "\x1b" + s
+	}
+	return s
+}

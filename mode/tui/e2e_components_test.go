@@ -1,0 +1,146 @@
+package tui_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
+)
+
+// componentsExtension uses the component surfaces the way pi extensions do: pi-tui imports, a
+// component object with render/handleInput/invalidate, tui.requestRender(), done(value).
+const componentsExtension = `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { matchesKey, Key, Text, truncateToWidth } from "@mariozechner/pi-tui";
+
+class Counter {
+	count = 0;
+	constructor(private tui: any, private done: (v: unknown) => void, private label: string) {}
+	render(width: number): string[] {
+		return [truncateToWidth("+--- " + this.label + " ---+", width), truncateToWidth("| presses: " + this.count + " |", width), truncateToWidth("| enter: finish |", width)];
+	}
+	handleInput(data: string) {
+		if (matchesKey(data, Key.enter)) return this.done("counted " + this.count);
+		if (matchesKey(data, Key.escape)) return this.done(undefined);
+		this.count++;
+		this.tui.requestRender();
+	}
+	invalidate() {}
+}
+
+export default function (pi: ExtensionAPI) {
+	pi.registerCommand("count", {
+		description: "a custom component counting key presses",
+		handler: async (_args, ctx) => {
+			const v = await ctx.ui.custom((tui, _theme, _kb, done) => new Counter(tui, done, "COUNTER-BOX"));
+			ctx.ui.notify("custom returned: " + v, "info");
+		},
+	});
+	pi.registerCommand("float", {
+		description: "an overlay",
+		handler: async (_args, ctx) => {
+			const v = await ctx.ui.custom((tui, _theme, _kb, done) => new Counter(tui, done, "OVERLAY-BOX"), {
+				overlay: true,
+				overlayOptions: { anchor: "top-right", width: "50%", margin: 1 },
+			});
+			ctx.ui.notify("overlay returned: " + v, "info");
+		},
+	});
+	pi.registerCommand("chrome2", {
+		description: "a factory widget and a custom footer",
+		handler: async (_args, ctx) => {
+			let ticks = 0;
+			ctx.ui.setWidget("fw", (tui) => {
+				const t = new Text("FACTORY-WIDGET 0", 0, 0);
+				const timer = setInterval(() => {
+					ticks++;
+					t.setText("FACTORY-WIDGET " + ticks);
+					tui.requestRender();
+					if (ticks >= 3) clearInterval(timer);
+				}, 20);
+				return t;
+			}, { placement: "belowEditor" });
+			ctx.ui.setFooter((_tui, _theme, data) => ({
+				render: (w: number) => [truncateToWidth("CUSTOM-FOOTER branch=" + data.getGitBranch(), w)],
+				invalidate() {},
+			}));
+		},
+	});
+	pi.registerCommand("restore", {
+		description: "restore the built-in footer",
+		handler: async (_args, ctx) => {
+			ctx.ui.setFooter(undefined);
+			ctx.ui.setWidget("fw", undefined);
+		},
+	});
+}
+`
+
+func componentsEnv(t *testing.T) (*tuitest.Env, *tuitest.Term) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	ext := filepath.Join(env.Work, "components.ts")
+	env.WriteFile(t, ext, componentsExtension)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("fake-model")
+	return env, term
+}
+
+// TestE2ECustomComponent: ctx.ui.custom from an unchanged TypeScript extension replaces the
+// editor, counts key presses (raw bytes through matchesKey) and returns its value on Enter.
+func TestE2ECustomComponent(t *testing.T) {
+	_, term := componentsEnv(t)
+	term.Type("/count")
+	term.Press("enter")
+	term.WaitFor("COUNTER-BOX", "presses: 0")
+	term.Type("x")
+	term.WaitFor("presses: 1")
+	term.Press("down")
+	term.WaitFor("presses: 2")
+	term.Press("enter")
+	term.WaitFor("custom returned: counted 2")
+	term.WaitGone("COUNTER-BOX")
+	// The editor is back and takes text again.
+	term.Type("hello-editor")
+	term.WaitFor("hello-editor")
+	for range len("hello-editor") {
+		term.Press("backspace")
+	}
+	term.WaitGone("hello-editor")
+	quit(t, term)
+}
+
+// TestE2ECustomOverlay: an overlay floats over the screen at its anchor, keys go to it, Escape is
+// the component's own (it returns undefined).
+func TestE2ECustomOverlay(t *testing.T) {
+	_, term := componentsEnv(t)
+	term.Type("/float")
+	term.Press("enter")
+	term.WaitFor("OVERLAY-BOX", "presses: 0")
+	term.Type("ab")
+	term.WaitFor("presses: 2")
+	term.Press("esc")
+	term.WaitFor("overlay returned: undefined")
+	term.WaitGone("OVERLAY-BOX")
+	quit(t, term)
+}
+
+// TestE2EFactoryWidgetAndFooter: a factory widget below the editor re-renders on
+// tui.requestRender(); a footer factory replaces the built-in footer until restored.
+func TestE2EFactoryWidgetAndFooter(t *testing.T) {
+	_, term := componentsEnv(t)
+	term.Type("/chrome2")
+	term.Press("enter")
+	term.WaitFor("CUSTOM-FOOTER branch=null", "FACTORY-WIDGET 3")
+	term.WaitGone("fake-model")
+	term.Type("/restore")
+	term.Press("enter")
+	term.WaitFor("fake-model")
+	term.WaitGone("CUSTOM-FOOTER", "FACTORY-WIDGET")
+	quit(t, term)
+}

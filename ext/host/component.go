@@ -184,7 +184,7 @@ func (r *remote) fetch() {
 		if err == nil {
 			r.lines = res.Lines
 			if res.Overlay != nil {
-				r.overlay = res.Overlay
+				r.overlay = overlayOptions(res.Overlay)
 			}
 			r.hidden = res.Hidden
 		}
@@ -225,5 +225,17 @@ func componentCall(fn func(r *remote)) handlerFunc {
 			fn(v.(*remote))
 		}
 		return nil, nil
+	}
+}
+
+// overlayOptions converts the wire form (nil stays nil).
+func overlayOptions(o *protocol.OverlayOptions) *ext.OverlayOptions {
+	if o == nil {
+		return nil
+	}
+	return &ext.OverlayOptions{
+		Width: o.Width, MinWidth: o.MinWidth, MaxHeight: o.MaxHeight, Anchor: o.Anchor,
+		OffsetX: o.OffsetX, OffsetY: o.OffsetY, Row: o.Row, Col: o.Col, NonCapturing: o.NonCapturing,
+		Margin: ext.Margin{Top: o.Margin.Top, Right: o.Margin.Right, Bottom: o.Margin.Bottom, Left: o.Margin.Left},
 	}
 }

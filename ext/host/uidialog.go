@@ -59,9 +59,10 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 		}
 	case protocol.MethodUICustom:
 		// The value of done(value) stays in the host; the answer only says the component closed.
-		r := p.newRemote(a.Component, a.OverlayOptions)
+		oo := overlayOptions(a.OverlayOptions)
+		r := p.newRemote(a.Component, oo)
 		defer r.Dispose()
-		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: a.OverlayOptions})
+		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: oo})
 	}
 	return nil, nil
 }

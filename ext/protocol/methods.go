@@ -1,10 +1,6 @@
 package protocol
 
-import (
-	"encoding/json"
-
-	"github.com/atomic-cli/atomic/ext"
-)
+import "encoding/json"
 
 // Methods the core sends to a host (requests unless noted).
 const (
@@ -577,7 +573,30 @@ type UIParams struct {
 	Component int64 `json:"component,omitempty"`
 	// Overlay and OverlayOptions of ui.custom.
 	Overlay        bool                `json:"overlay,omitempty"`
-	OverlayOptions *ext.OverlayOptions `json:"overlayOptions,omitempty"`
+	OverlayOptions *OverlayOptions `json:"overlayOptions,omitempty"`
+}
+
+// OverlayOptions are the JSON part of pi-tui's OverlayOptions (docs/extension-protocol.md
+// "Components"): sizes and positions as cells ("40") or percentages ("50%").
+type OverlayOptions struct {
+	Width        string `json:"width,omitempty"`
+	MinWidth     int    `json:"minWidth,omitempty"`
+	MaxHeight    string `json:"maxHeight,omitempty"`
+	Anchor       string `json:"anchor,omitempty"`
+	OffsetX      int    `json:"offsetX,omitempty"`
+	OffsetY      int    `json:"offsetY,omitempty"`
+	Row          string `json:"row,omitempty"`
+	Col          string `json:"col,omitempty"`
+	Margin       Margin `json:"margin"`
+	NonCapturing bool   `json:"nonCapturing,omitempty"`
+}
+
+// Margin is OverlayOptions.margin in cells.
+type Margin struct {
+	Top    int `json:"top"`
+	Right  int `json:"right"`
+	Bottom int `json:"bottom"`
+	Left   int `json:"left"`
 }
 
 // ComponentParams name a host component (ui.component.invalidate, ui.component.done,
@@ -601,7 +620,7 @@ type ComponentRenderParams struct {
 // hides it.
 type ComponentRenderResult struct {
 	Lines   []string            `json:"lines"`
-	Overlay *ext.OverlayOptions `json:"overlay,omitempty"`
+	Overlay *OverlayOptions `json:"overlay,omitempty"`
 	Hidden  bool                `json:"hidden,omitempty"`
 }
 

@@ -572,7 +572,7 @@ type UIParams struct {
 	// ui.setFooter and ui.setHeader; 0 for none.
 	Component int64 `json:"component,omitempty"`
 	// Overlay and OverlayOptions of ui.custom.
-	Overlay        bool                `json:"overlay,omitempty"`
+	Overlay        bool            `json:"overlay,omitempty"`
 	OverlayOptions *OverlayOptions `json:"overlayOptions,omitempty"`
 }
 
@@ -619,9 +619,9 @@ type ComponentRenderParams struct {
 // placement now (overlayOptions may be a function in the extension) and whether its visible()
 // hides it.
 type ComponentRenderResult struct {
-	Lines   []string            `json:"lines"`
+	Lines   []string        `json:"lines"`
 	Overlay *OverlayOptions `json:"overlay,omitempty"`
-	Hidden  bool                `json:"hidden,omitempty"`
+	Hidden  bool            `json:"hidden,omitempty"`
 }
 
 // WorkingIndicator is setWorkingIndicator's {frames?, intervalMs?}.

@@ -46,6 +46,8 @@ func addExtensionFlags(f *pflag.FlagSet, o *extensionFlagsOptions) {
 type scriptExtensions struct {
 	sup   *host.Supervisor
 	paths []string
+	// infos are the extensions' sourceInfo by path (get_commands).
+	infos map[string]ext.SourceInfo
 }
 
 // startScriptExtensions discovers the extensions for cwd and, when there are any, starts the
@@ -69,9 +71,18 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 		fmt.Fprintf(o.Stderr, "Warning: skipping %d project extension(s) (%s): the project is not trusted; pass --approve (-a) or trust it in %s/trust.json\n",
 			len(d.Untrusted), strings.Join(d.Untrusted, ", "), agentDir)
 	}
-	se := &scriptExtensions{}
+	se := &scriptExtensions{infos: map[string]ext.SourceInfo{}}
 	for _, e := range d.Extensions {
 		se.paths = append(se.paths, e.Path)
+		info, baseDir := e.Info, e.BaseDir
+		if t, ok := o.tempExtInfo[e.Path]; ok { // an -e npm:/git: package's file
+			info, baseDir = t, t.PackageRoot
+		}
+		origin := "top-level"
+		if info.PackageRoot != "" {
+			origin = "package"
+		}
+		se.infos[e.Path] = ext.SourceInfo{Path: e.Path, Source: info.Source, Scope: info.Scope, Origin: origin, BaseDir: baseDir}
 	}
 	if len(se.paths) == 0 {
 		return se

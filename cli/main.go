@@ -267,6 +267,13 @@ func run(o *Options) error {
 		Skills:          skills,
 		PromptTemplates: templates,
 		ReloadResources: func() ([]resource.Skill, []resource.PromptTemplate) {
+			o.setExtensionResources(cwd, nil) // resources_discover contributes them again
+			o.loadResources(agentDir, cwd, settings)
+			return o.resources()
+		},
+		ExtensionSourceInfo: scripts.infos,
+		ExtendResources: func(found []ext.DiscoveredResources) ([]resource.Skill, []resource.PromptTemplate) {
+			o.setExtensionResources(cwd, found)
 			o.loadResources(agentDir, cwd, settings)
 			return o.resources()
 		},

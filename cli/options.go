@@ -42,10 +42,12 @@ type Options struct {
 	NoSkills          bool
 	TemplatePaths     []string
 	NoPromptTemplates bool
-	resMu             sync.Mutex                // guards skills and templates: /reload rewrites them while extensions rebuild the prompt
-	skills            []resource.Skill          // discovered by loadResources
-	templates         []resource.PromptTemplate // discovered by loadResources
-	tempPackages      resource.PackageResources // the skills, prompts and themes of -e npm:/git: packages (packages.go)
+	resMu             sync.Mutex                 // guards skills and templates: /reload rewrites them while extensions rebuild the prompt
+	skills            []resource.Skill           // discovered by loadResources
+	templates         []resource.PromptTemplate  // discovered by loadResources
+	tempPackages      resource.PackageResources  // the skills, prompts and themes of -e npm:/git: packages (packages.go)
+	extResources      resource.PackageResources  // the paths extensions returned from resources_discover (guarded by resMu)
+	tempExtInfo       map[string]resource.Origin // the -e npm:/git: packages' extension files: their package (sourceInfo)
 	Version           bool
 	Offline           bool
 	Verbose           bool

@@ -394,6 +394,12 @@ func (o *Options) installTemporaryPackages(agentDir, cwd string) error {
 			continue
 		}
 		out = append(out, resource.Paths(res.Extensions)...)
+		if o.tempExtInfo == nil {
+			o.tempExtInfo = map[string]resource.Origin{}
+		}
+		for _, e := range res.Extensions {
+			o.tempExtInfo[e.Path] = e.Origin
+		}
 		o.tempPackages.Skills = append(o.tempPackages.Skills, res.Skills...)
 		o.tempPackages.Prompts = append(o.tempPackages.Prompts, res.Prompts...)
 		o.tempPackages.Themes = append(o.tempPackages.Themes, res.Themes...)

@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/model"
 	"github.com/atomic-cli/atomic/resource"
 )
 
@@ -31,15 +34,18 @@ func (o *Options) loadResources(agentDir, cwd string, settings resource.Settings
 	if !o.NoExtensions {
 		pwarns = nil
 	}
+	o.resMu.Lock()
+	fromExt := o.extResources
+	o.resMu.Unlock()
 	skills, warns := resource.DiscoverSkills(resource.SkillOptions{
 		AgentDir: agentDir, Home: home, Cwd: cwd, ProjectTrusted: trusted,
 		NoSkills: o.NoSkills, Settings: rel(settings.Skills), Paths: o.SkillPaths,
-		Packages: append(pkgs.Skills, o.tempPackages.Skills...),
+		Packages: concat(pkgs.Skills, o.tempPackages.Skills, fromExt.Skills),
 	})
 	templates, twarns := resource.DiscoverPromptTemplates(resource.TemplateOptions{
 		AgentDir: agentDir, Home: home, Cwd: cwd, ProjectTrusted: trusted,
 		NoTemplates: o.NoPromptTemplates, Settings: rel(settings.Prompts), Paths: o.TemplatePaths,
-		Packages: append(pkgs.Prompts, o.tempPackages.Prompts...),
+		Packages: concat(pkgs.Prompts, o.tempPackages.Prompts, fromExt.Prompts),
 	})
 	for _, w := range append(append(pwarns, warns...), twarns...) {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
@@ -55,4 +61,48 @@ func (o *Options) resources() ([]resource.Skill, []resource.PromptTemplate) {
 	o.resMu.Lock()
 	defer o.resMu.Unlock()
 	return o.skills, o.templates
+}
+
+func concat(lists ...[]resource.PackageResource) []resource.PackageResource {
+	var out []resource.PackageResource
+	for _, l := range lists {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// setExtensionResources keeps the paths extensions returned from resources_discover (pi's
+// extendResources): relative paths resolve against cwd; each is attributed to
+// "extension:<name>" with scope temporary and the extension's directory as baseDir, as pi's
+// sourceInfo does. nil forgets them (/reload
+// asks the extensions again).
+func (o *Options) setExtensionResources(cwd string, found []ext.DiscoveredResources) {
+	var r resource.PackageResources
+	conv := func(paths []string, extPath string) []resource.PackageResource {
+		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(extPath), ".ts"), ".js")
+		baseDir := filepath.Dir(extPath)
+		if strings.HasPrefix(extPath, "<") || strings.HasPrefix(extPath, "go:") {
+			name, baseDir = strings.Trim(strings.TrimPrefix(extPath, "go:"), "<>"), ""
+		}
+		var out []resource.PackageResource
+		for _, p := range paths {
+			if p == "" {
+				continue
+			}
+			p = model.ExpandHome(p)
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(cwd, p)
+			}
+			out = append(out, resource.PackageResource{Path: p, Origin: resource.Origin{Source: "extension:" + name, Scope: resource.PackageScopeTemporary, BaseDir: baseDir}})
+		}
+		return out
+	}
+	for _, f := range found {
+		r.Skills = append(r.Skills, conv(f.SkillPaths, f.ExtensionPath)...)
+		r.Prompts = append(r.Prompts, conv(f.PromptPaths, f.ExtensionPath)...)
+		r.Themes = append(r.Themes, conv(f.ThemePaths, f.ExtensionPath)...)
+	}
+	o.resMu.Lock()
+	o.extResources = r
+	o.resMu.Unlock()
 }

@@ -24,6 +24,12 @@ const (
 type ExtensionSource struct {
 	Path  string // absolute path of the entry file (.ts or .js)
 	Scope string // ScopeProject, ScopeGlobal or ScopeCLI
+	// Info and BaseDir are pi's sourceInfo of the extension (get_commands): Info.Source is
+	// "auto" (a discovery directory), "local" (a settings entry), or the package or -e source;
+	// Info.Scope "user", "project" or "temporary"; Info.PackageRoot is set for a package's
+	// (origin "package"). BaseDir is the directory it was found from.
+	Info    Origin
+	BaseDir string
 }
 
 // DiscoverOptions say where to look.
@@ -71,7 +77,7 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 	}
 	var d Discovered
 	seen := map[string]bool{}
-	add := func(path, scope string) {
+	add := func(path, scope string, info Origin, baseDir string) {
 		key := path
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			key = real
@@ -80,7 +86,7 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 			return
 		}
 		seen[key] = true
-		d.Extensions = append(d.Extensions, ExtensionSource{Path: path, Scope: scope})
+		d.Extensions = append(d.Extensions, ExtensionSource{Path: path, Scope: scope, Info: info, BaseDir: baseDir})
 	}
 	if !o.NoDiscovery {
 		for _, name := range []string{o.ConfigDirName, o.LegacyConfigDirName} {
@@ -90,12 +96,12 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 				continue
 			}
 			for _, p := range found {
-				add(p, ScopeProject)
+				add(p, ScopeProject, ProjectOrigin, filepath.Join(o.Cwd, name))
 			}
 		}
 		if o.AgentDir != "" {
 			for _, p := range ScanExtensionDir(filepath.Join(o.AgentDir, "extensions")) {
-				add(p, ScopeGlobal)
+				add(p, ScopeGlobal, UserOrigin, o.AgentDir)
 			}
 		}
 		// settings.json `extensions` entries, then the extensions of local `packages` (§4–5):
@@ -109,7 +115,11 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 		}
 		for _, f := range files {
 			for _, p := range settingsExtensions(f.path, &d.Warnings) {
-				add(p, f.scope)
+				info := SettingsOrigin
+				if f.scope == ScopeProject {
+					info.Scope = PackageScopeProject
+				}
+				add(p, f.scope, info, filepath.Dir(f.path))
 			}
 		}
 		// The extensions of the settings `packages` (packages.go): installed npm and git
@@ -121,7 +131,7 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 			if r.Origin.Scope == PackageScopeProject {
 				scope = ScopeProject
 			}
-			add(r.Path, scope)
+			add(r.Path, scope, r.Origin, r.Origin.PackageRoot)
 		}
 	}
 	for _, src := range o.CLI {
@@ -139,7 +149,7 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 			continue
 		}
 		if !fi.IsDir() {
-			add(p, ScopeCLI)
+			add(p, ScopeCLI, Origin{Source: src, Scope: PackageScopeTemporary, PackageRoot: filepath.Dir(p)}, filepath.Dir(p))
 			continue
 		}
 		entries := entryPoints(p)
@@ -150,7 +160,7 @@ func DiscoverExtensions(o DiscoverOptions) Discovered {
 			d.Warnings = append(d.Warnings, fmt.Errorf("extension %s: the directory has no index.ts, index.js, package.json manifest or *.ts/*.js files", src))
 		}
 		for _, e := range entries {
-			add(e, ScopeCLI)
+			add(e, ScopeCLI, Origin{Source: src, Scope: PackageScopeTemporary, PackageRoot: p}, p)
 		}
 	}
 	return d

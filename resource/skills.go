@@ -100,7 +100,7 @@ func DiscoverSkills(o SkillOptions) ([]Skill, []error) {
 	}
 	for _, r := range o.Packages {
 		if !o.NoSkills || r.Origin.Scope == PackageScopeTemporary {
-			add(r.Path, r.Origin)
+			loadSkillPath(r.Path, r.Origin, add, scan) // resources_discover may name directories
 		}
 	}
 	return skills, warns
@@ -381,6 +381,9 @@ type Origin struct {
 	// PackageRoot is the directory of the package a resource came from (Source is then the
 	// package source and Scope "user", "project" or "temporary"); "" for top-level resources.
 	PackageRoot string
+	// BaseDir, when set, is the sourceInfo baseDir (the directory of the extension that
+	// contributed the resource from resources_discover).
+	BaseDir string
 }
 
 // The origins DiscoverSkills and DiscoverPromptTemplates assign.

@@ -95,7 +95,7 @@ func DiscoverPromptTemplates(o TemplateOptions) ([]PromptTemplate, []error) {
 	if o.NoTemplates {
 		for _, r := range o.Packages {
 			if r.Origin.Scope == PackageScopeTemporary {
-				add(r.Path, r.Origin)
+				addPath(r.Path, r.Origin)
 			}
 		}
 		return out, warns
@@ -116,7 +116,7 @@ func DiscoverPromptTemplates(o TemplateOptions) ([]PromptTemplate, []error) {
 		addPath(expandHome(p, o.Home), SettingsOrigin)
 	}
 	for _, r := range o.Packages {
-		add(r.Path, r.Origin)
+		addPath(r.Path, r.Origin) // resources_discover may name directories
 	}
 	return out, warns
 }

@@ -333,7 +333,18 @@ func (s *Session) Start(ctx context.Context, reason, previousSessionFile string)
 	if reason == "reload" {
 		discoverReason = "reload"
 	}
-	emit[*ext.ResourcesDiscoverResult](s, ctx, ext.ResourcesDiscover{Cwd: s.opts.Cwd, Reason: discoverReason})
+	out, _, _ := emit[*ext.ResourcesDiscoverResult](s, ctx, ext.ResourcesDiscover{Cwd: s.opts.Cwd, Reason: discoverReason})
+	if len(out.Contributed) > 0 && s.opts.ExtendResources != nil {
+		// pi's extendResourcesFromExtensions: the contributed skills and templates join the
+		// discovered ones and the system prompt listing them is rebuilt.
+		skills, templates := s.opts.ExtendResources(out.Contributed)
+		s.mu.Lock()
+		s.opts.Skills, s.opts.PromptTemplates = skills, templates
+		s.mu.Unlock()
+		if s.opts.SystemPromptBuilder != nil {
+			s.ToolsChanged()
+		}
+	}
 }
 
 // Shutdown aborts any run, waits for extension-triggered turns, emits session_shutdown and

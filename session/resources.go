@@ -16,12 +16,20 @@ func (s *Session) expandResources(text string) string {
 	if len(text) < 2 || text[0] != '/' {
 		return text
 	}
-	out, _, err := resource.ExpandSkill(text, s.opts.Skills)
+	skills, templates := s.resources()
+	out, _, err := resource.ExpandSkill(text, skills)
 	if err != nil && s.opts.OnExtensionError != nil {
 		s.opts.OnExtensionError(&ext.Error{ExtensionPath: "skill", Event: "skill_expansion", Err: err, Message: err.Error()})
 	}
-	out, _ = resource.ExpandTemplate(out, s.opts.PromptTemplates)
+	out, _ = resource.ExpandTemplate(out, templates)
 	return out
+}
+
+// resources returns the session's skills and templates (resources_discover may extend them).
+func (s *Session) resources() ([]resource.Skill, []resource.PromptTemplate) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.opts.Skills, s.opts.PromptTemplates
 }
 
 // SlashCommands lists what a `/` can invoke besides the front-end's own commands, in pi's
@@ -31,11 +39,15 @@ func (s *Session) expandResources(text string) string {
 func (s *Session) SlashCommands() []ext.CommandInfo {
 	out := []ext.CommandInfo{}
 	taken := map[string]bool{}
+	skills, templates := s.resources()
 	for _, c := range s.runner.Commands() {
 		taken[c.Name] = true
+		if si, ok := s.opts.ExtensionSourceInfo[c.SourceInfo.Path]; ok {
+			c.SourceInfo = si
+		}
 		out = append(out, c)
 	}
-	for _, t := range s.opts.PromptTemplates {
+	for _, t := range templates {
 		if taken[t.Name] {
 			continue
 		}
@@ -44,7 +56,7 @@ func (s *Session) SlashCommands() []ext.CommandInfo {
 			SourceInfo: sourceInfo(t.FilePath, filepath.Dir(t.FilePath), t.Origin),
 		})
 	}
-	for _, sk := range s.opts.Skills {
+	for _, sk := range skills {
 		out = append(out, ext.CommandInfo{
 			Name: "skill:" + sk.Name, Description: sk.Description, Source: "skill",
 			SourceInfo: sourceInfo(sk.FilePath, sk.BaseDir, sk.Origin),
@@ -58,6 +70,9 @@ func (s *Session) SlashCommands() []ext.CommandInfo {
 func sourceInfo(path, baseDir string, o resource.Origin) ext.SourceInfo {
 	if o.PackageRoot != "" {
 		return ext.SourceInfo{Path: path, Source: o.Source, Scope: o.Scope, Origin: "package", BaseDir: o.PackageRoot}
+	}
+	if o.BaseDir != "" {
+		baseDir = o.BaseDir
 	}
 	return ext.SourceInfo{Path: path, Source: o.Source, Scope: o.Scope, Origin: "top-level", BaseDir: baseDir}
 }

@@ -73,6 +73,14 @@ type Options struct {
 	// ReloadResources, when set, discovers the skills and templates again on Runtime.Reload
 	// (/reload); the system prompt is then rebuilt with SystemPromptBuilder.
 	ReloadResources func() ([]resource.Skill, []resource.PromptTemplate)
+	// ExtensionSourceInfo is the sourceInfo of extensions by path (where they were discovered:
+	// a directory, a settings entry, a package, -e); get_commands reports it for their commands.
+	// An extension not in it is reported by its path alone.
+	ExtensionSourceInfo map[string]ext.SourceInfo
+	// ExtendResources, when set, receives the skill, prompt and theme paths extensions returned
+	// from resources_discover (at start-up, and again after /reload) and returns the skills and
+	// templates with them added; the system prompt is then rebuilt with SystemPromptBuilder.
+	ExtendResources func(found []ext.DiscoveredResources) ([]resource.Skill, []resource.PromptTemplate)
 	// ProjectUntrusted says the project in Cwd is not trusted (config-and-resources.md §6):
 	// ctx.isProjectTrusted() reports false. The zero value trusts it, as pi does.
 	ProjectUntrusted bool

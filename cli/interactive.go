@@ -77,6 +77,7 @@ func (f *interactiveFront) run(ctx context.Context, rt *session.Runtime, prompts
 	if s, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: o.agentDir(), Cwd: cwd, ProjectTrusted: trusted}); s.Theme != "" {
 		f.screen.SetTheme(s.Theme)
 	}
+	f.screen.SetThemeSources(o.themePaths(o.agentDir(), cwd), o.NoThemes) // resources.go
 	code := f.screen.Run(ctx, rt)
 	if f.stderr != nil {
 		f.stderr.detach()

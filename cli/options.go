@@ -42,16 +42,20 @@ type Options struct {
 	NoSkills          bool
 	TemplatePaths     []string
 	NoPromptTemplates bool
-	resMu             sync.Mutex                 // guards skills and templates: /reload rewrites them while extensions rebuild the prompt
-	skills            []resource.Skill           // discovered by loadResources
-	templates         []resource.PromptTemplate  // discovered by loadResources
-	tempPackages      resource.PackageResources  // the skills, prompts and themes of -e npm:/git: packages (packages.go)
-	extResources      resource.PackageResources  // the paths extensions returned from resources_discover (guarded by resMu)
-	tempExtInfo       map[string]resource.Origin // the -e npm:/git: packages' extension files: their package (sourceInfo)
-	Version           bool
-	Offline           bool
-	Verbose           bool
-	Replay            string
+	// ThemePaths (--theme, repeatable) add theme files or directories; NoThemes (--no-themes)
+	// skips the discovered ones (config-and-resources.md §13; resources.go).
+	ThemePaths   []string
+	NoThemes     bool
+	resMu        sync.Mutex                 // guards skills and templates: /reload rewrites them while extensions rebuild the prompt
+	skills       []resource.Skill           // discovered by loadResources
+	templates    []resource.PromptTemplate  // discovered by loadResources
+	tempPackages resource.PackageResources  // the skills, prompts and themes of -e npm:/git: packages (packages.go)
+	extResources resource.PackageResources  // the paths extensions returned from resources_discover (guarded by resMu)
+	tempExtInfo  map[string]resource.Origin // the -e npm:/git: packages' extension files: their package (sourceInfo)
+	Version      bool
+	Offline      bool
+	Verbose      bool
+	Replay       string
 	// Export is --export <session.jsonl>: write the session as HTML and exit (export.go).
 	Export string
 
@@ -131,6 +135,8 @@ Examples:
 	f.BoolVar(&opts.NoSkills, "no-skills", false, "do not discover skills (also -ns)")
 	f.StringArrayVar(&opts.TemplatePaths, "prompt-template", nil, "load a prompt template file or directory (repeatable)")
 	f.BoolVar(&opts.NoPromptTemplates, "no-prompt-templates", false, "do not discover prompt templates (also -np)")
+	f.StringArrayVar(&opts.ThemePaths, "theme", nil, "load a theme file or a directory of them (repeatable; also with --no-themes)")
+	f.BoolVar(&opts.NoThemes, "no-themes", false, "do not discover themes (agent dir, project, packages, settings)")
 	f.BoolVar(&opts.Offline, "offline", false, "no start-up network operations (atomic makes none; accepted for compatibility)")
 	f.BoolVar(&opts.Verbose, "verbose", false, "print start-up diagnostics to stderr")
 	f.StringVar(&opts.Replay, "replay", "", "play a recorded provider replay file instead of calling a provider (offline demo)")

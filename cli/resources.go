@@ -106,3 +106,45 @@ func (o *Options) setExtensionResources(cwd string, found []ext.DiscoveredResour
 	o.extResources = r
 	o.resMu.Unlock()
 }
+
+// themePaths are the custom theme files and directories of this run besides <agentDir>/themes
+// (config-and-resources.md §13): unless --no-themes, a trusted project's .atomic/themes and
+// .pi/themes, the settings "themes" entries (relative to the agent dir) and the packages'
+// themes; always the -e packages', the resources_discover ones and --theme.
+func (o *Options) themePaths(agentDir, cwd string) []string {
+	trusted := o.projectTrusted(agentDir, cwd, nil).trusted
+	var out []string
+	if !o.NoThemes {
+		if trusted {
+			out = append(out, filepath.Join(cwd, ".atomic", "themes"), filepath.Join(cwd, ".pi", "themes"))
+		}
+		s, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trusted})
+		if list, ok := s.Raw["themes"].([]any); ok {
+			for _, v := range list {
+				p, _ := v.(string)
+				if p == "" {
+					continue
+				}
+				p = model.ExpandHome(p)
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(agentDir, p)
+				}
+				out = append(out, p)
+			}
+		}
+		pkgs, _ := resource.ResolvePackages(resource.PackagePlaces{AgentDir: agentDir, Cwd: cwd}, trusted)
+		out = append(out, resource.Paths(pkgs.Themes)...)
+	}
+	o.resMu.Lock()
+	fromExt := o.extResources.Themes
+	o.resMu.Unlock()
+	out = append(out, resource.Paths(o.tempPackages.Themes)...)
+	out = append(out, resource.Paths(fromExt)...)
+	for _, p := range o.ThemePaths {
+		if abs, err := filepath.Abs(model.ExpandHome(p)); err == nil {
+			p = abs
+		}
+		out = append(out, p)
+	}
+	return out
+}

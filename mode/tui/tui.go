@@ -26,6 +26,11 @@ type Options struct {
 	AgentDir string
 	// Theme names the theme ("dark" when empty); unknown names fall back to dark with a warning.
 	Theme string
+	// ThemePaths are custom theme files or directories besides <AgentDir>/themes (project,
+	// packages, settings, --theme, resources_discover); NoThemes (--no-themes) skips
+	// <AgentDir>/themes.
+	ThemePaths []string
+	NoThemes   bool
 	// Prompts are sent one after another once the screen is up (`atomic "first prompt"`).
 	Prompts []string
 	// ContextFiles and Extensions are listed in the header (tui.md §1.2).
@@ -52,6 +57,16 @@ func (u *UI) SetStartup(prompts, contextFiles, extensions []string) {
 
 // SetTheme names the theme to start with (the settings' "theme"); call it before Run.
 func (u *UI) SetTheme(name string) { u.opts.Theme = name }
+
+// SetThemeSources sets Options.ThemePaths and NoThemes; call it before Run.
+func (u *UI) SetThemeSources(paths []string, noThemes bool) {
+	u.opts.ThemePaths, u.opts.NoThemes = paths, noThemes
+}
+
+// themes is where the UI finds themes.
+func (o Options) themes() theme.Sources {
+	return theme.Sources{AgentDir: o.AgentDir, Paths: o.ThemePaths, NoDiscovery: o.NoThemes}
+}
 
 // ExtensionUI is ctx.ui for extensions in interactive mode: pass it as session.Options.UI.
 func (u *UI) ExtensionUI() ext.UI { return u.ext }
@@ -90,7 +105,7 @@ func (u *UI) Run(ctx context.Context, rt *session.Runtime) int {
 func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 	o := u.opts
 	km, kerr := keys.Load(o.AgentDir)
-	th, terr := theme.Named(o.AgentDir, o.Theme)
+	th, terr := o.themes().Named(o.Theme)
 	cmds := o.Commands
 	if cmds == nil {
 		cmds = command.Builtins()

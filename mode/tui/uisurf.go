@@ -82,15 +82,15 @@ func (x *extUI) Theme() *ext.Theme {
 	t := x.surf.theme
 	x.mu.Unlock()
 	if t == nil {
-		th, _ := theme.Named(x.u.opts.AgentDir, x.u.opts.Theme)
+		th, _ := x.u.opts.themes().Named(x.u.opts.Theme)
 		t = x.extTheme(th)
 	}
 	return t
 }
 
-// AllThemes implements ext.ThemeUI: built-ins and <agentDir>/themes, sorted by name.
+// AllThemes implements ext.ThemeUI: built-ins and the custom themes (Options.themes), sorted by name.
 func (x *extUI) AllThemes() []ext.ThemeInfo {
-	list, _ := theme.List(x.u.opts.AgentDir)
+	list, _ := x.u.opts.themes().List()
 	out := make([]ext.ThemeInfo, len(list))
 	for i, t := range list {
 		out[i] = ext.ThemeInfo{Name: t.Name, Path: t.Path}
@@ -100,7 +100,7 @@ func (x *extUI) AllThemes() []ext.ThemeInfo {
 
 // ThemeNamed implements ext.ThemeUI: nil for an unknown or invalid theme.
 func (x *extUI) ThemeNamed(name string) *ext.Theme {
-	t, err := theme.Named(x.u.opts.AgentDir, name)
+	t, err := x.u.opts.themes().Named(name)
 	if err != nil {
 		return nil
 	}
@@ -111,7 +111,7 @@ func (x *extUI) ThemeNamed(name string) *ext.Theme {
 // before SetTheme returns), the screen re-renders, and a name that differs from the current one
 // is saved as the "theme" setting. An unknown or invalid theme switches to dark and returns why.
 func (x *extUI) SetTheme(name string) error {
-	t, err := theme.Named(x.u.opts.AgentDir, name)
+	t, err := x.u.opts.themes().Named(name)
 	x.mirrorTheme(t)
 	x.send(extMsg(func(m *model) tea.Cmd {
 		changed := m.th.Name != t.Name

@@ -266,15 +266,42 @@ type Info struct {
 	Path string // "" for built-ins
 }
 
-// List returns the built-in themes, then the valid custom themes in <agentDir>/themes/*.json,
-// de-duplicated by name (first wins), sorted by name (tui.md §5.3). Invalid files are reported in
-// errs and skipped.
-func List(agentDir string) (themes []Info, errs []error) {
+// Sources says where custom themes are found (config-and-resources.md §13): the agent dir's
+// themes/*.json, then more theme files or directories of *.json files (a trusted project's
+// .atomic/themes, packages, settings "themes" entries, --theme, resources_discover), in order.
+type Sources struct {
+	AgentDir string
+	Paths    []string
+	// NoDiscovery (--no-themes) skips <AgentDir>/themes; Paths still load.
+	NoDiscovery bool
+}
+
+// files lists the candidate theme files in order.
+func (s Sources) files() []string {
+	var out []string
+	if !s.NoDiscovery && s.AgentDir != "" {
+		files, _ := filepath.Glob(filepath.Join(s.AgentDir, "themes", "*.json"))
+		sort.Strings(files)
+		out = append(out, files...)
+	}
+	for _, p := range s.Paths {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			files, _ := filepath.Glob(filepath.Join(p, "*.json"))
+			sort.Strings(files)
+			out = append(out, files...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// List returns the built-in themes, then the valid custom themes of s, de-duplicated by name
+// (first wins), sorted by name (tui.md §5.3). Invalid files are reported in errs and skipped.
+func (s Sources) List() (themes []Info, errs []error) {
 	seen := map[string]bool{"dark": true, "light": true}
 	themes = []Info{{Name: "dark"}, {Name: "light"}}
-	files, _ := filepath.Glob(filepath.Join(agentDir, "themes", "*.json"))
-	sort.Strings(files)
-	for _, f := range files {
+	for _, f := range s.files() {
 		t, err := Load(f)
 		if err != nil {
 			errs = append(errs, err)
@@ -289,6 +316,9 @@ func List(agentDir string) (themes []Info, errs []error) {
 	sort.Slice(themes, func(i, j int) bool { return themes[i].Name < themes[j].Name })
 	return themes, errs
 }
+
+// List returns the built-in themes and those in <agentDir>/themes/*.json (Sources.List).
+func List(agentDir string) (themes []Info, errs []error) { return Sources{AgentDir: agentDir}.List() }
 
 // maxThemeFile bounds a theme file read.
 const maxThemeFile = 1 << 20
@@ -316,14 +346,18 @@ func Load(path string) (*Theme, error) {
 
 // Named returns the theme called name: a built-in or a custom one from <agentDir>/themes. An
 // unknown or invalid name falls back to dark with an error saying why.
-func Named(agentDir, name string) (*Theme, error) {
+func Named(agentDir, name string) (*Theme, error) { return Sources{AgentDir: agentDir}.Named(name) }
+
+// Named returns the theme called name: a built-in or a custom one of s. An unknown or invalid
+// name falls back to dark with an error saying why.
+func (s Sources) Named(name string) (*Theme, error) {
 	switch name {
 	case "", "dark":
 		return Dark(), nil
 	case "light":
 		return Light(), nil
 	}
-	list, _ := List(agentDir)
+	list, _ := s.List()
 	for _, i := range list {
 		if i.Name == name && i.Path != "" {
 			t, err := Load(i.Path)

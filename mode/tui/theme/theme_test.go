@@ -68,3 +68,37 @@ func TestCustomTheme(t *testing.T) {
 		t.Errorf("unknown theme: %v", err)
 	}
 }
+
+// Sources: the agent dir's themes, then extra files and directories (packages, project,
+// --theme); the first of a name wins; NoDiscovery (--no-themes) skips the agent dir only.
+func TestSources(t *testing.T) {
+	agent, pkg := t.TempDir(), t.TempDir()
+	named := func(name string) []byte {
+		return []byte(strings.Replace(darkJSON, `"name": "dark"`, `"name": "`+name+`"`, 1))
+	}
+	os.MkdirAll(filepath.Join(agent, "themes"), 0o755)
+	os.WriteFile(filepath.Join(agent, "themes", "a.json"), named("agent-theme"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "p.json"), named("pkg-theme"), 0o644)
+	os.WriteFile(filepath.Join(pkg, "dup.json"), named("agent-theme"), 0o644)
+	single := filepath.Join(t.TempDir(), "single.json")
+	os.WriteFile(single, named("flag-theme"), 0o644)
+	s := Sources{AgentDir: agent, Paths: []string{pkg, single}}
+	list, errs := s.List()
+	var names []string
+	for _, i := range list {
+		names = append(names, i.Name+"="+filepath.Base(i.Path))
+	}
+	if strings.Join(names, " ") != "agent-theme=a.json dark=. flag-theme=single.json light=. pkg-theme=p.json" || len(errs) != 0 {
+		t.Errorf("List = %v %v", names, errs)
+	}
+	if th, err := s.Named("pkg-theme"); err != nil || th.Name != "pkg-theme" {
+		t.Errorf("Named(pkg-theme) = %v, %v", th, err)
+	}
+	s.NoDiscovery = true
+	if th, err := s.Named("agent-theme"); err != nil || th.Path != filepath.Join(pkg, "dup.json") {
+		t.Errorf("--no-themes: agent-theme should come from the package: %v, %v", th, err)
+	}
+	if _, err := (Sources{AgentDir: agent, NoDiscovery: true}).Named("agent-theme"); err == nil {
+		t.Errorf("--no-themes still found the agent dir's theme")
+	}
+}

@@ -119,7 +119,7 @@ func (o *Options) newScriptHost(paths []string, agentDir, cwd string, timeout ti
 	sup := node.New(paths, host.Options{
 		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir, HandlerTimeout: timeout,
 		Logf: func(format string, args ...any) { fmt.Fprintf(o.Stderr, "Warning: "+format+"\n", args...) },
-	}, node.Options{Getenv: o.Getenv})
+	}, node.Options{Getenv: o.Getenv, TranspileCache: transpileCacheDir(agentDir)})
 	sup.Start()
 	return sup
 }
@@ -143,4 +143,13 @@ func (se *scriptExtensions) close() {
 	if se != nil && se.sup != nil {
 		_ = se.sup.Close()
 	}
+}
+
+// transpileCacheDir is where transpiled TypeScript extensions are kept between runs: under the
+// agent directory ("" without one: no cache).
+func transpileCacheDir(agentDir string) string {
+	if agentDir == "" {
+		return ""
+	}
+	return filepath.Join(agentDir, "cache", "transpiled")
 }

@@ -97,6 +97,9 @@ type Options struct {
 	Getenv func(string) string
 	// CacheDir is where the host bundle is written (see WriteBundle).
 	CacheDir string
+	// TranspileCache is the directory of cached transpile results (CachedTranspiler); ""
+	// transpiles every extension on every start.
+	TranspileCache string
 }
 
 // New returns a supervisor of the Node host for the TypeScript (or JavaScript) extensions at
@@ -114,7 +117,7 @@ func New(paths []string, o host.Options, no Options) *host.Supervisor {
 		}
 		return []string{nodePath, "-e", bootstrap, file}, nil
 	}
-	o.Prepare = Transpile
+	o.Prepare = CachedTranspiler(no.TranspileCache)
 	o.CheckInit = checkRuntime
 	return host.New(o, paths)
 }

@@ -52,10 +52,18 @@ func isVirtual(name string) bool {
 // original files and lines. import.meta.url/dirname/filename and __dirname/__filename refer to
 // the entry file.
 func Transpile(path string) (string, error) {
+	code, _, err := transpile(path)
+	return code, err
+}
+
+// transpile is Transpile that also returns the files the output depends on: the sources it
+// bundled and the package files and package.json files its imports resolved to.
+func transpile(path string) (string, []string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	var deps []string
 	dir := filepath.Dir(abs)
 	fileURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 	dirURL := (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir) + "/"}).String()
@@ -75,7 +83,8 @@ func Transpile(path string) (string, error) {
 			Format:         format,
 			Engines:        []api.Engine{{Name: api.EngineNode, Version: "20"}},
 			Conditions:     []string{"node"},
-			Plugins:        []api.Plugin{packagesPlugin(needESM)},
+			Plugins:        []api.Plugin{packagesPlugin(needESM, &deps)},
+			Metafile:       true,
 			Sourcemap:      api.SourceMapInline,
 			SourceRoot:     dirURL,
 			SourcesContent: api.SourcesContentExclude,
@@ -99,12 +108,26 @@ func Transpile(path string) (string, error) {
 		res = build(api.FormatESModule, nil)
 	}
 	if len(res.Errors) > 0 {
-		return "", fmt.Errorf("%s", formatMessages(dir, res.Errors))
+		return "", nil, fmt.Errorf("%s", formatMessages(dir, res.Errors))
 	}
 	if len(res.OutputFiles) == 0 {
-		return "", fmt.Errorf("transpiling %s produced no output", path)
+		return "", nil, fmt.Errorf("transpiling %s produced no output", path)
 	}
-	return string(res.OutputFiles[0].Contents), nil
+	var meta struct {
+		Inputs map[string]json.RawMessage `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(res.Metafile), &meta); err == nil {
+		for in := range meta.Inputs {
+			if ns, _, ok := strings.Cut(in, ":"); ok && !strings.Contains(ns, "/") && len(ns) > 1 {
+				continue // a plugin namespace (atomic-require:...), not a file
+			}
+			if !filepath.IsAbs(in) {
+				in = filepath.Join(dir, in)
+			}
+			deps = append(deps, in)
+		}
+	}
+	return string(res.OutputFiles[0].Contents), deps, nil
 }
 
 func hasTopLevelAwaitError(msgs []api.Message) bool {
@@ -125,7 +148,7 @@ var tsSource = regexp.MustCompile(`\.(ts|tsx|mts|cts)$`)
 // see Transpile.
 // needESM, when not nil, is the CommonJS pass: an ES-module package sets it instead of becoming
 // an import.
-func packagesPlugin(needESM *bool) api.Plugin {
+func packagesPlugin(needESM *bool, deps *[]string) api.Plugin {
 	return api.Plugin{Name: "atomic-packages", Setup: func(b api.PluginBuild) {
 		esm := map[string]bool{} // package.json directory -> "type": "module"
 		viaRequire := func(spec string) (api.OnResolveResult, error) {
@@ -143,6 +166,9 @@ func packagesPlugin(needESM *bool) api.Plugin {
 				// Unresolvable: fail when it runs, as Node would (optional dependencies).
 				return viaRequire(a.Path)
 			}
+			if !r.External && filepath.IsAbs(r.Path) {
+				*deps = append(*deps, r.Path)
+			}
 			if r.External || strings.HasPrefix(a.Path, "node:") {
 				if a.Kind == api.ResolveJSRequireCall || a.Kind == api.ResolveJSRequireResolve {
 					return viaRequire(a.Path)
@@ -152,7 +178,7 @@ func packagesPlugin(needESM *bool) api.Plugin {
 			if tsSource.MatchString(r.Path) {
 				return api.OnResolveResult{Path: r.Path}, nil
 			}
-			if a.Kind != api.ResolveJSRequireCall && a.Kind != api.ResolveJSRequireResolve && isESM(r.Path, esm) {
+			if a.Kind != api.ResolveJSRequireCall && a.Kind != api.ResolveJSRequireResolve && isESM(r.Path, esm, deps) {
 				if needESM != nil {
 					*needESM = true
 					return api.OnResolveResult{Path: a.Path, External: true}, nil
@@ -172,7 +198,7 @@ func packagesPlugin(needESM *bool) api.Plugin {
 
 // isESM reports whether Node loads file as an ES module: .mjs, or .js under a package.json
 // whose "type" is "module".
-func isESM(file string, cache map[string]bool) bool {
+func isESM(file string, cache map[string]bool, deps *[]string) bool {
 	switch filepath.Ext(file) {
 	case ".mjs":
 		return true
@@ -190,6 +216,7 @@ func isESM(file string, cache map[string]bool) bool {
 			}
 			_ = json.Unmarshal(b, &pj)
 			cache[d] = pj.Type == "module"
+			*deps = append(*deps, filepath.Join(d, "package.json"))
 			return cache[d]
 		}
 		if p := filepath.Dir(d); p == d {

@@ -121,11 +121,15 @@ func (a *Agent) Config() Config {
 	return a.cfg
 }
 
-// Messages returns a copy of the context (the slice; messages are shared, do not mutate them).
+// Messages returns the context: the agent's own messages, not a copy, as a slice cut to its
+// length (appending to it copies). Callers must not modify its elements.
 func (a *Agent) Messages() []llm.Message {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]llm.Message(nil), a.messages...)
+	// The agent only ever appends to its slice or replaces it, so the messages up to len are
+	// never written again: the caller gets them without a copy, cut to their length so its own
+	// appends cannot reach the agent's array.
+	return a.messages[:len(a.messages):len(a.messages)]
 }
 
 // SetMessages replaces the context, e.g. when a session is loaded. It fails while running.

@@ -27,6 +27,17 @@ const (
 //
 // The input is not modified.
 func ConvertToLLM(msgs []llm.Message) []llm.Message {
+	// A context of user, assistant and tool result messages only is passed on as it is (no copy).
+	plain := true
+	for i := range msgs {
+		if r := msgs[i].Role; r != llm.RoleUser && r != llm.RoleAssistant && r != llm.RoleToolResult {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return llm.RepairToolCalls(msgs[:len(msgs):len(msgs)])
+	}
 	out := make([]llm.Message, 0, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]

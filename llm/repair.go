@@ -11,14 +11,33 @@ package llm
 //     the next user or assistant message.
 //
 // Messages of roles other than user, assistant and toolResult are passed through. The input is
-// not modified; a conversation that needs no repair comes back with the same messages.
+// not modified; a conversation that needs no repair comes back as msgs itself (cut to its
+// length), not a copy: a long session's context is not copied once more per request.
 func RepairToolCalls(msgs []Message) []Message {
-	out := make([]Message, 0, len(msgs))
+	// out stays nil while every message so far is kept in place (the first same of msgs); the
+	// first repair copies that prefix.
+	var out []Message
+	same := 0
+	own := func() {
+		if out == nil {
+			out = make([]Message, same, len(msgs)+1)
+			copy(out, msgs[:same])
+		}
+	}
+	keep := func(i int) {
+		if out == nil && same == i {
+			same++
+			return
+		}
+		own()
+		out = append(out, msgs[i])
+	}
 	var pending []Content         // tool calls of the last kept assistant message
 	answered := map[string]bool{} // ids of pending calls answered so far
 	flush := func() {
 		for _, c := range pending {
 			if !answered[c.ID] {
+				own()
 				out = append(out, Message{
 					Role: RoleToolResult, ToolCallID: c.ID, ToolName: c.Name,
 					Content: []Content{Text("No result provided")}, IsError: true,
@@ -36,28 +55,35 @@ func RepairToolCalls(msgs []Message) []Message {
 		}
 		return false
 	}
-	for _, msg := range msgs {
+	for i := range msgs {
+		msg := &msgs[i]
 		switch msg.Role {
 		case RoleAssistant:
 			flush()
 			if msg.StopReason == StopError || msg.StopReason == StopAborted {
+				own()
 				continue
 			}
-			out = append(out, msg)
+			keep(i)
 			pending = msg.ToolCalls()
 		case RoleToolResult:
 			if isPending(msg.ToolCallID) && !answered[msg.ToolCallID] {
 				answered[msg.ToolCallID] = true
-				out = append(out, msg)
+				keep(i)
+			} else {
+				own()
 			}
 		case RoleUser:
 			flush()
-			out = append(out, msg)
+			keep(i)
 		default:
-			out = append(out, msg)
+			keep(i)
 		}
 	}
 	flush()
+	if out == nil {
+		return msgs[:same:same]
+	}
 	return out
 }
 

@@ -175,6 +175,18 @@ func (s *Session) emit(out []llm.Message, e *Entry) []llm.Message {
 	}
 	switch e.Type {
 	case TypeMessage:
+		// A message not decoded yet is decoded straight into the context, and the entry keeps its
+		// raw bytes: the context is the only decoded copy (a long session's entries are mostly
+		// read for the context alone).
+		if e.Message == nil && e.msgRaw != nil {
+			n := len(out)
+			out = append(out, llm.Message{})
+			if decodeMessageInto(&out[n], e.msgRaw) {
+				return out
+			}
+			out[n] = llm.Message{}
+			out = out[:n]
+		}
 		if s.ready(e); e.Message != nil {
 			out = append(out, *e.Message)
 		}

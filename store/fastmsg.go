@@ -15,16 +15,24 @@ import (
 // unexpected JSON types, invalid UTF-8, keys that differ from a known one only in case, ...); the
 // caller then uses llm's decoder, which also produces the error for bad input.
 func decodeMessageFast(raw []byte) (*llm.Message, bool) {
+	m := new(llm.Message)
+	if !decodeMessageInto(m, raw) {
+		return nil, false
+	}
+	return m, true
+}
+
+// decodeMessageInto is decodeMessageFast into *m (a zero Message); on false *m is partly set.
+func decodeMessageInto(m *llm.Message, raw []byte) bool {
 	var buf [32]field
 	fields, ok := parseObject(raw, buf[:0])
 	if !ok {
-		return nil, false
+		return false
 	}
-	m := new(llm.Message)
 	for i := range fields {
 		f := &fields[i]
 		if f.esc {
-			return nil, false
+			return false
 		}
 		v := f.val
 		k := string(f.key) // compared only: no allocation
@@ -35,7 +43,7 @@ func decodeMessageFast(raw []byte) (*llm.Message, bool) {
 		if k == "exitCode" && !isNull(v) {
 			n, ok := number(v)
 			if !ok {
-				return nil, false
+				return false
 			}
 			code := int(n)
 			m.ExitCode = &code
@@ -117,10 +125,10 @@ func decodeMessageFast(raw []byte) (*llm.Message, bool) {
 			m.Extra = setExtra(m.Extra, f)
 		}
 		if !ok {
-			return nil, false
+			return false
 		}
 	}
-	return m, true
+	return true
 }
 
 func knownMessageField(k string) bool {
@@ -213,17 +221,22 @@ func contentBlocks(v []byte) ([]llm.Content, bool) {
 	if v[0] != '[' {
 		return nil, false
 	}
-	out := make([]llm.Content, 0, 4)
+	// Decoded on the stack first, so the slice kept has no spare capacity (most messages have one
+	// block, and a 100,000-message session keeps them all).
+	var stack [4]llm.Content
+	tmp := stack[:0]
 	for it := newElements(v); ; {
 		b, more := it.next()
 		if !more {
+			out := make([]llm.Content, len(tmp))
+			copy(out, tmp)
 			return out, true
 		}
 		c, ok := contentBlock(b)
 		if !ok {
 			return nil, false
 		}
-		out = append(out, c)
+		tmp = append(tmp, c)
 	}
 }
 

@@ -30,6 +30,9 @@ type ToolDefinition struct {
 	// Execute runs one call: c is a fresh ExtensionContext, onUpdate streams partial results, and
 	// ctx is cancelled on abort. Set Result.Terminate to end the batch.
 	Execute func(ctx context.Context, c Context, call tool.Call, onUpdate func(tool.Result)) (tool.Result, error)
+	// Renderer draws the tool's rows in the terminal UI (renderCall / renderResult /
+	// renderShell, ui_render.go); nil: the built-in rendering.
+	Renderer ToolRenderer
 }
 
 func (d *ToolDefinition) validate() error {

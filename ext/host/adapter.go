@@ -527,6 +527,9 @@ func (s *Supervisor) toolDefinition(g *generation, i int, spec protocol.ToolSpec
 			return decodeToolResult(raw)
 		},
 	}
+	if spec.RenderCall || spec.RenderResult || spec.RenderShell == ext.ShellSelf {
+		def.Renderer = &remoteToolRenderer{s: s, ref: ref, tool: spec.Name, call: spec.RenderCall, result: spec.RenderResult, shell: spec.RenderShell, what: "the renderer of " + what}
+	}
 	if spec.PrepareArguments {
 		def.PrepareArguments = func(args map[string]any) map[string]any {
 			p, err := s.ensure()
@@ -627,8 +630,3 @@ func (s *Supervisor) shortcut(g *generation, i int, key, description string) ext
 	}
 }
 
-// remoteRenderer stands for a renderer that lives in the host (custom rendering needs the TUI).
-type remoteRenderer struct {
-	Path       string
-	CustomType string
-}

@@ -197,11 +197,11 @@ func init() {
 			return nil, api.UnregisterProvider(a.Name)
 		}),
 		protocol.MethodRegisterMessageRenderer: withAPI(func(s *Supervisor, p *process, a *protocol.RendererParams, api ext.API, _ *generation) (any, error) {
-			api.RegisterMessageRenderer(a.CustomType, remoteRenderer{Path: s.paths[a.Ext], CustomType: a.CustomType})
+			api.RegisterMessageRenderer(a.CustomType, &remoteMessageRenderer{s: s, ref: a.Ref(), customType: a.CustomType, what: "the " + a.CustomType + " message renderer of " + s.paths[a.Ext]})
 			return nil, nil
 		}),
 		protocol.MethodRegisterEntryRenderer: withAPI(func(s *Supervisor, p *process, a *protocol.RendererParams, api ext.API, _ *generation) (any, error) {
-			api.RegisterEntryRenderer(a.CustomType, remoteRenderer{Path: s.paths[a.Ext], CustomType: a.CustomType})
+			api.RegisterEntryRenderer(a.CustomType, &remoteMessageRenderer{s: s, ref: a.Ref(), customType: a.CustomType, what: "the " + a.CustomType + " entry renderer of " + s.paths[a.Ext]})
 			return nil, nil
 		}),
 		protocol.MethodSendMessage: withAPI(func(s *Supervisor, p *process, a *protocol.SendMessageParams, api ext.API, _ *generation) (any, error) {

@@ -96,6 +96,7 @@ type Supervisor struct {
 	paths []string
 
 	providers providerTable // the host's autocomplete providers (uisurf.go)
+	renders   renderTable   // invalidate callbacks of host renderers (render.go)
 
 	mu          sync.Mutex
 	proc        *process

@@ -361,6 +361,8 @@ type ToolSpec struct {
 	PrepareArguments bool `json:"prepareArguments,omitempty"`
 	RenderCall       bool `json:"renderCall,omitempty"`
 	RenderResult     bool `json:"renderResult,omitempty"`
+	// RenderShell is the tool's renderShell ("self" or "default").
+	RenderShell string `json:"renderShell,omitempty"`
 	// ExecutionMode "sequential" runs a batch holding a call of this tool one call at a time.
 	ExecutionMode string `json:"executionMode,omitempty"`
 }

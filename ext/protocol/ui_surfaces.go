@@ -94,3 +94,39 @@ type AutocompleteItem struct {
 type AddAutocompleteProviderResult struct {
 	Below int64 `json:"below,omitempty"`
 }
+
+// Custom rendering (docs/extension-protocol.md "Renderers"): the core asks the host for the lines
+// of a tool row's slot, a custom message or a custom entry at a width; the host answers
+// RenderResult, or null to let the built-in renderer draw it. A renderer's invalidate() sends
+// render.invalidate with the request's Key.
+const (
+	MethodRenderTool       = "render.tool"
+	MethodRenderMessage    = "render.message"
+	MethodRenderEntry      = "render.entry"
+	MethodRenderInvalidate = "render.invalidate"
+)
+
+// RenderParams are the params of render.tool, render.message and render.entry.
+type RenderParams struct {
+	ExtRef
+	// Key names the thing rendered (a tool call id, a message's entry id) for render.invalidate.
+	Key string `json:"key"`
+	// Tool and Slot ("call" or "result") of render.tool.
+	Tool string `json:"tool,omitempty"`
+	Slot string `json:"slot,omitempty"`
+	// CustomType of render.message and render.entry.
+	CustomType string `json:"customType,omitempty"`
+	// Request is the rest: ext.ToolRenderRequest, ext.MessageRenderRequest or
+	// ext.EntryRenderRequest.
+	Request any `json:"request"`
+}
+
+// RenderResult is a renderer's lines.
+type RenderResult struct {
+	Lines []string `json:"lines"`
+}
+
+// InvalidateParams name what render.invalidate re-renders.
+type InvalidateParams struct {
+	Key string `json:"key"`
+}

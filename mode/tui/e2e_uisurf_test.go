@@ -106,3 +106,47 @@ func TestE2EExtensionAutocompleteProvider(t *testing.T) {
 	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
 }
+
+// TestE2EExtensionToolAndMessageRenderers: a TypeScript tool's renderCall and renderResult draw
+// its row (theme colours, the renderer context's state and lastComponent), the built-in row is
+// not drawn; a message renderer draws a custom message sent by a command, and the expand flag
+// reaches both.
+func TestE2EExtensionToolAndMessageRenderers(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Checking.", ToolCalls: []fakellm.ToolCall{fakellm.Call("weather", map[string]any{"city": "Lisbon"})}},
+		fakellm.Turn{Text: "It is sunny."},
+	))
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`)
+	extPath, err := filepath.Abs(filepath.Join("testdata", "uisurf", "renderers.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := env.StartSized(t, 110, 32, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
+	term.WaitFor("fake-model")
+	term.Record()
+	term.Type("weather please")
+	term.Press("enter")
+	term.WaitFor("☀ WEATHER Lisbon", "RESULT Sunny in Lisbon (21°C, expanded=false, partial=false, error=false)", "It is sunny.")
+	term.Type("/card ready to ship")
+	term.Press("enter")
+	term.WaitFor("▌STATUS CARD  ready to ship")
+	screen := term.Screen()
+	if strings.Contains(screen, "[status-card]") {
+		t.Fatalf("the default custom-message box was drawn instead of the renderer's:\n%s", screen)
+	}
+	rec := string(term.Recorded())
+	// dark accent #8abeb7 on the call, success #b5bd68 on the result.
+	for _, want := range []string{"38;2;138;190;183", "38;2;181;189;104mRESULT"} {
+		if !strings.Contains(rec, want) {
+			t.Fatalf("the renderers' theme colours did not reach the terminal (%q)", want)
+		}
+	}
+	term.Press("ctrl+o")
+	term.WaitFor("expanded=true", "[expanded]")
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+}

@@ -25,7 +25,11 @@ func (m *model) addEntry(e *store.Entry) {
 		m.chat.Append(&chat.LabelBlock{Label: "branch", Collapsed: "Branch summary", Heading: "Branch Summary", Body: e.Summary})
 	case store.TypeCustomMessage:
 		if e.Display {
-			m.chat.Append(&chat.LabelBlock{Label: e.CustomType, Body: llm.TextOf(e.Content, "\n")})
+			m.chat.Append(m.customMessageBlock(e.CustomType, e.Content, e.Details))
+		}
+	case store.TypeCustom:
+		if b := m.customEntryBlock(e.CustomType, e.Data); b != nil {
+			m.chat.Append(b)
 		}
 	}
 }
@@ -55,6 +59,7 @@ func (m *model) addMessage(msg *llm.Message, history bool) {
 			if c.Type == llm.ContentToolCall {
 				tb := &chat.ToolBlock{ID: c.ID, Name: c.Name, Args: c.Arguments, ArgsComplete: true}
 				m.tools[c.ID] = tb
+				m.attachToolRenderer(tb)
 				m.chat.Append(tb)
 			}
 		}
@@ -71,7 +76,7 @@ func (m *model) addMessage(msg *llm.Message, history bool) {
 		m.chat.Append(&chat.BashBlock{Command: msg.Command, Output: msg.Output, ExitCode: msg.ExitCode, Cancelled: msg.Cancelled, Excluded: msg.ExcludeFromContext, FullPath: msg.FullOutputPath, Truncated: msg.Truncated})
 	case llm.RoleCustom:
 		if msg.Display {
-			m.chat.Append(&chat.LabelBlock{Label: msg.CustomType, Body: llm.TextOf(msg.Content, "\n")})
+			m.chat.Append(m.customMessageBlock(msg.CustomType, msg.Content, msg.Details))
 		}
 	case llm.RoleCompactionSummary:
 		m.chat.Append(&chat.LabelBlock{Label: "compaction", Collapsed: fmt.Sprintf("Compacted from %s tokens", formatTokens(msg.TokensBefore)), Heading: "Compaction summary", Body: msg.Summary})
@@ -127,6 +132,7 @@ func (m *model) onEvent(ev any) tea.Cmd {
 		if tb == nil {
 			tb = &chat.ToolBlock{ID: id, Name: e.call.Name}
 			m.tools[id] = tb
+			m.attachToolRenderer(tb)
 			m.chat.Append(tb)
 		}
 		if e.call.Name != "" {
@@ -162,6 +168,7 @@ func (m *model) onEvent(ev any) tea.Cmd {
 		if tb == nil {
 			tb = &chat.ToolBlock{ID: e.id, Name: e.name, Args: e.args, ArgsComplete: true}
 			m.tools[e.id] = tb
+			m.attachToolRenderer(tb)
 			m.chat.Append(tb)
 		}
 		tb.Started = true

@@ -11,6 +11,7 @@ import { pathToFileURL } from "node:url";
 import * as components from "./components";
 import { hostInfo } from "./modules";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
+import { renderEntry, renderMessage, renderTool } from "./render";
 import { noteContext, themeUI } from "./uisurf";
 
 type Fn = (...args: any[]) => any;
@@ -435,6 +436,7 @@ function toolWire(def: any): any {
 		prepareArguments: typeof def.prepareArguments === "function",
 		renderCall: typeof def.renderCall === "function",
 		renderResult: typeof def.renderResult === "function",
+		renderShell: def.renderShell === "self" ? "self" : undefined,
 		executionMode: def.executionMode === "sequential" ? "sequential" : undefined,
 	};
 }
@@ -683,6 +685,19 @@ function instanceOf(ext: number, gen: number): Instance {
 		throw new RpcError({ code: ErrorCodes.StaleContext, message: `extension ${ext} of generation ${gen} is not loaded (the runtime was replaced)` });
 	}
 	return inst;
+}
+
+/** renderRequest answers render.tool / render.message / render.entry from the instance's renderers. */
+export function renderRequest(method: string, p: any): unknown {
+	const inst = instanceOf(p.ext, p.gen);
+	switch (method) {
+		case "render.tool":
+			return renderTool(inst.tools.get(p.tool), p);
+		case "render.message":
+			return renderMessage(inst.messageRenderers.get(p.customType), p);
+		default:
+			return renderEntry(inst.entryRenderers.get(p.customType), p);
+	}
 }
 
 // ---- core -> host requests --------------------------------------------------------------------

@@ -36,6 +36,9 @@ const requests: Record<string, RequestHandler> = {
 	},
 	"autocomplete.apply": (_id, p) => autocompleteApply(p),
 	"bashOps.exec": (id, p) => host.bashOpsExec(id, p),
+	"render.tool": (_id, p) => host.renderRequest("render.tool", p),
+	"render.message": (_id, p) => host.renderRequest("render.message", p),
+	"render.entry": (_id, p) => host.renderRequest("render.entry", p),
 	sync: () => host.drained(),
 	"component.render": (_id, p) => components.render(p),
 	// The queued events sent before shutdown run first.

@@ -232,6 +232,11 @@ type ToolBlock struct {
 	// Result is the (partial while running, final when Done) result content and details.
 	Result  []llm.Content
 	Details any
+	// Custom draws a slot ("call" or "result") with the tool's extension renderer at width;
+	// ok false draws that slot with the built-in renderer (nil: both built-in).
+	Custom func(env *Env, slot string, width int) (lines []string, ok bool)
+	// SelfShell draws the slots without the box (renderShell "self").
+	SelfShell bool
 }
 
 func (b *ToolBlock) str(k string) string {
@@ -269,16 +274,37 @@ func (b *ToolBlock) Render(env *Env, width int) []string {
 		bg = "toolPendingBg"
 	}
 	inner := max(width-2, 4)
-	lines := b.call(env)
-	if res := b.result(env, inner); len(res) > 0 {
+	if b.SelfShell {
+		inner = width
+	}
+	var lines []string
+	if c, ok := b.custom(env, "call", inner); ok {
+		lines = c
+	} else {
+		lines = b.call(env)
+	}
+	if c, ok := b.custom(env, "result", inner); ok {
+		lines = append(lines, c...)
+	} else if res := b.result(env, inner); len(res) > 0 {
 		lines = append(lines, "")
 		lines = append(lines, res...)
+	}
+	if b.SelfShell {
+		return append([]string{""}, lines...)
 	}
 	var wrapped []string
 	for _, l := range lines {
 		wrapped = append(wrapped, plainWrap(l, inner)...)
 	}
 	return append([]string{""}, box(th, bg, wrapped, width)...)
+}
+
+// custom is the extension renderer's lines of slot, if it draws them.
+func (b *ToolBlock) custom(env *Env, slot string, width int) ([]string, bool) {
+	if b.Custom == nil {
+		return nil, false
+	}
+	return b.Custom(env, slot, width)
 }
 
 func (b *ToolBlock) call(env *Env) []string {
@@ -536,10 +562,18 @@ type LabelBlock struct {
 	Collapsed string // one line shown when collapsed; "" shows Body always
 	Heading   string // shown bold above Body when expanded
 	Body      string
+	// Custom draws the message with its extension renderer (registerMessageRenderer); ok false
+	// draws the box above.
+	Custom func(env *Env, width int) (lines []string, ok bool)
 }
 
 // Render implements Block.
 func (b *LabelBlock) Render(env *Env, width int) []string {
+	if b.Custom != nil {
+		if lines, ok := b.Custom(env, width); ok {
+			return append([]string{""}, lines...)
+		}
+	}
 	th := env.Theme
 	inner := max(width-2, 4)
 	lines := []string{theme.Bold(th.Fg("customMessageLabel", "["+b.Label+"]"))}

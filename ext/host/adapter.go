@@ -629,4 +629,3 @@ func (s *Supervisor) shortcut(g *generation, i int, key, description string) ext
 		},
 	}
 }
-

@@ -11,7 +11,6 @@ import (
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/mode/tui/chat"
-	"github.com/atomic-cli/atomic/mode/tui/component"
 )
 
 // Extension renderers in the transcript (tui.md §6.1-6.2): tool rows with renderCall /
@@ -88,18 +87,6 @@ func (c *drawCache) run(key string, fetch func(ctx context.Context) ([]string, b
 	close(c.done)
 	c.mu.Unlock()
 	redraw()
-}
-
-// clipLines keeps every line within width cells.
-func clipLines(lines []string, width int) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		if component.Width(l) > width {
-			l = component.Truncate(l, width, "")
-		}
-		out[i] = l
-	}
-	return out
 }
 
 // touchLater marks b changed from any goroutine: the transcript draws it again.

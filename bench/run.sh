@@ -4,6 +4,8 @@
 # load, providers, tools, the search matcher and walk). Usage: bench/run.sh [-benchtime 50x].
 # bench/search.sh times grep and find against ripgrep and fd on a large tree.
 # bench/tui-vs-pi.sh runs the interactive mode side by side with pi 0.73.1 in tmux.
+# bench/hotpaths-vs-pi.sh times extension events, streaming to an extension, a 100,000-entry
+# resume and TypeScript start-up side by side with pi 0.73.1 (issue 14 items 2-5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bt=${1:--benchtime=50x}
@@ -12,6 +14,10 @@ go test ./bench -run '^$' -bench 'Version|PrintRunOneBash|JSONModeDeltas' "$bt"
 # a 10,000-message session, and the print-mode baseline), idle bytes and CPU over 5 s, the
 # spinner's bytes per frame, and a 10,000-message resume's RSS. A few runs each: they take seconds.
 go test ./bench -run '^$' -bench 'TUI|PrintStream2000' -benchtime 3x -timeout 900s
-go test ./store -run '^$' -bench 'Load100k|Append' -benchmem
+go test ./store -run '^$' -bench 'Load100k|LoadAndContext100k|Append' -benchmem
+# Extension dispatch: encoding a stream delta for a host, and (with node) 2,000 / 20,000 deltas to
+# 1 and 100 TypeScript message_update handlers.
+go test ./ext/host -run '^$' -bench 'StreamState' -benchmem
+go test ./exthost/node -run '^$' -bench 'MessageUpdate|EventRoundTrip' -benchtime 3x
 go test ./llm/... -run '^$' -bench . -benchmem
 go test ./tool -run '^$' -bench 'IgnoreMatch|Walk|Grep' -benchmem

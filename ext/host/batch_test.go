@@ -84,3 +84,29 @@ func TestQueuedEventsBatched(t *testing.T) {
 		t.Fatalf("errors %v; want the three failures of turn 13 in one report", *errs)
 	}
 }
+
+// BenchmarkStreamStateDelta is the core's encoding of one message_update for a host that keeps
+// the partial message, deep into a long answer: the cost must not depend on the message's length
+// (compare BenchmarkStreamStateWhole, the whole message every time).
+func BenchmarkStreamStateDelta(b *testing.B) { benchStreamState(b, true) }
+
+// BenchmarkStreamStateWhole encodes the same updates with the whole message each time.
+func BenchmarkStreamStateWhole(b *testing.B) { benchStreamState(b, false) }
+
+func benchStreamState(b *testing.B, deltas bool) {
+	var st streamState
+	spec := &ext.Table[ext.IDMessageUpdate]
+	full := strings.Repeat("tok ", 20000+b.N)
+	msg := &llm.Message{Role: "assistant", Content: []llm.Content{{Type: llm.ContentText, Text: full[:4*20000]}}}
+	if _, err := st.body(spec, &ext.MessageUpdate{AssistantMessageEvent: &llm.Event{Type: llm.EventTextStart}, Message: msg}, deltas); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		msg.Content[0].Text = full[:4*(20000+i+1)]
+		if _, err := st.body(spec, &ext.MessageUpdate{AssistantMessageEvent: &llm.Event{Type: llm.EventTextDelta, Delta: "tok "}, Message: msg}, deltas); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -182,12 +182,27 @@ func (s *Server) read(in io.Reader) {
 
 // receive routes one frame.
 func (s *Server) receive(line []byte) {
-	if _, typ, err := decodeEnvelope(line); err == nil && typ == commandTypeUIResponse {
-		var a uiAnswer
-		if json.Unmarshal(line, &a) == nil {
-			s.ui.answer(a)
+	if _, typ, err := decodeEnvelope(line); err == nil {
+		switch typ {
+		case commandTypeUIResponse:
+			var a uiAnswer
+			if json.Unmarshal(line, &a) == nil {
+				s.ui.answer(a)
+			}
+			return
+		case commandTypeUIInput:
+			var a uiInput
+			if json.Unmarshal(line, &a) == nil {
+				s.ui.input(a.ID, a.Data)
+			}
+			return
+		case commandTypeUIResize:
+			var a uiResize
+			if json.Unmarshal(line, &a) == nil && a.Columns > 0 && a.Rows > 0 {
+				s.ui.resize(a.Columns, a.Rows)
+			}
+			return
 		}
-		return
 	}
 	cmd, ferr := decodeCommand(line)
 	if ferr != nil {

@@ -24,10 +24,20 @@ type dialogs struct {
 	pending map[string]chan uiAnswer
 	closed  bool
 	done    chan struct{} // closed by close
+
+	// The components (components.go): custom ones by request id, the widget, footer and header
+	// ones by slot; cols and rows are the client's size (0: 80×24).
+	comps      map[string]*rpcComp
+	slots      map[string]*rpcComp
+	cols, rows int
+	loop       compLoop
 }
 
 func newDialogs(s *Server) *dialogs {
-	return &dialogs{s: s, pending: map[string]chan uiAnswer{}, done: make(chan struct{})}
+	d := &dialogs{s: s, pending: map[string]chan uiAnswer{}, done: make(chan struct{}),
+		comps: map[string]*rpcComp{}, slots: map[string]*rpcComp{}}
+	d.loop.done = d.done
+	return d
 }
 
 // close resolves every pending and future dialog to its default.
@@ -187,6 +197,10 @@ func appendRequest(id, method string, fields []field) []byte {
 			b = llm.AppendJSONString(b, v)
 		case int64:
 			b, _ = appendValue(b, v)
+		case bool:
+			b, _ = appendValue(b, v)
+		case rawJSON:
+			b = append(b, v...)
 		case []string:
 			b = append(b, '[')
 			for i, s := range v {

@@ -1,6 +1,7 @@
 // rpc-driver.mjs drives atomic with pi 0.73.1's own RpcClient (rpc_test.go runs it): a prompt
 // with a tool call, get_messages, get_state, get_session_stats, bash, steer and abort mid-run, an
-// extension's ctx.ui.confirm answered by the client, and new_session. It asserts as it goes,
+// extension's ctx.ui.confirm answered by the client, and new_session, with a TypeScript extension's
+// footer and factory widget (rpc-components.ts) sending frames it never answers. It asserts as it goes,
 // prints one JSON summary line on stdout, and exits 1 with the failure on stderr otherwise.
 //
 // Environment: ATOMIC_BIN (the atomic binary, built with the rpcui test extension),
@@ -17,6 +18,8 @@ const client = new RpcClient({
 	provider: "fakellm",
 	model: "fake-model",
 	env: { ATOMIC_TEST_EXTENSIONS: "rpcui" },
+	// A TypeScript extension with a footer factory and a re-rendering factory widget.
+	args: ["-e", path.join(here, "rpc-components.ts")],
 });
 
 const events = [];
@@ -145,6 +148,15 @@ try {
 	// Errors reach the caller as rejected promises (an empty session has nothing to compact).
 	await assert.rejects(client.compact(), /nothing to compact/);
 	await assert.rejects(client.setModel("fakellm", "nope"), /Model not found: fakellm\/nope/);
+
+	// 9. The TypeScript extension's footer and factory widget reached the client as lines, the
+	// widget again as it re-rendered, with its placement; nothing waited for an answer.
+	const footer = uiRequests.find((r) => r.method === "setFooter" && r.footerLines);
+	assert.match(footer?.footerLines?.[0] ?? "", /^COMPONENT-FOOTER \d+$/);
+	const ticks = uiRequests.filter((r) => r.method === "setWidget" && r.widgetKey === "ticker");
+	assert.ok(ticks.length >= 2, `factory widget frames: ${ticks.length}`);
+	assert.equal(ticks[0].widgetPlacement, "belowEditor");
+	assert.ok(ticks.some((r) => (r.widgetLines?.[0] ?? "").trim() === "TICK 3"), JSON.stringify(ticks.map((r) => r.widgetLines)));
 
 	summary.ok = true;
 	console.log(JSON.stringify(summary));

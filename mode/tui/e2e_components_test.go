@@ -144,3 +144,48 @@ func TestE2EFactoryWidgetAndFooter(t *testing.T) {
 	term.WaitGone("CUSTOM-FOOTER", "FACTORY-WIDGET")
 	quit(t, term)
 }
+
+// buildGoExt builds testdata/goext: atomic with a Go extension using the component surfaces.
+func buildGoExt(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "atomic-goext")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/goext").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/goext: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestE2EGoComponents: the same surfaces from a Go extension (ext.Component): a custom component
+// counting keys and returning its value on Enter, an overlay dismissed with Escape, a footer and
+// a widget below the editor.
+func TestE2EGoComponents(t *testing.T) {
+	bin := buildGoExt(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/gocount")
+	term.Press("enter")
+	term.WaitFor("[ GO-COUNTER ]", "go presses: 0")
+	term.Type("a")
+	term.WaitFor("go presses: 1")
+	term.Press("up")
+	term.WaitFor("go presses: 2")
+	term.Press("enter")
+	term.WaitFor("go custom returned: go counted 2 true")
+	term.WaitGone("GO-COUNTER")
+
+	term.Type("/gofloat")
+	term.Press("enter")
+	term.WaitFor("[ GO-OVERLAY ]")
+	term.Type("z")
+	term.WaitFor("go presses: 1")
+	term.Press("esc")
+	term.WaitFor("go custom returned: <nil> true")
+	term.WaitGone("GO-OVERLAY")
+
+	term.Type("/gochrome")
+	term.Press("enter")
+	term.WaitFor("GO-FOOTER", "GO-WIDGET")
+	term.WaitGone("fake-model")
+	quit(t, term)
+}

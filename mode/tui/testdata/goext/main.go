@@ -1,0 +1,63 @@
+// Command goext is atomic with a Go extension that uses the component surfaces of ctx.ui
+// (e2e_components_test.go builds and drives it in a PTY).
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/atomic-cli/atomic/cli"
+	"github.com/atomic-cli/atomic/ext"
+)
+
+// counter counts key presses and finishes with Enter; Escape dismisses it.
+type counter struct {
+	h     ext.ComponentHandle
+	n     int
+	label string
+}
+
+func (c *counter) Render(width int) []string {
+	return []string{"[ " + c.label + " ]", fmt.Sprintf("go presses: %d", c.n)}
+}
+
+func (c *counter) Invalidate() {}
+
+func (c *counter) HandleInput(data string) {
+	switch data {
+	case "\r":
+		c.h.Done(fmt.Sprintf("go counted %d", c.n))
+	case "\x1b":
+		c.h.Done(nil)
+	default:
+		c.n++
+		c.h.RequestRender()
+	}
+}
+
+func extension(api ext.API) error {
+	custom := func(label string, opts ext.CustomOptions) func(ctx context.Context, c ext.CommandContext, args string) error {
+		return func(ctx context.Context, c ext.CommandContext, args string) error {
+			v, ok := ext.Custom(ctx, c.UI(), func(h ext.ComponentHandle) ext.Component { return &counter{h: h, label: label} }, opts)
+			c.UI().Notify(fmt.Sprintf("go custom returned: %v %v", v, ok), "info")
+			return nil
+		}
+	}
+	if err := api.RegisterCommand("gocount", ext.Command{Description: "a Go custom component", Handler: custom("GO-COUNTER", ext.CustomOptions{})}); err != nil {
+		return err
+	}
+	float := ext.CustomOptions{Overlay: true, OverlayOptions: &ext.OverlayOptions{Anchor: "top-left", Width: "30", Margin: ext.Margin{Top: 1, Left: 2}}}
+	if err := api.RegisterCommand("gofloat", ext.Command{Description: "a Go overlay", Handler: custom("GO-OVERLAY", float)}); err != nil {
+		return err
+	}
+	return api.RegisterCommand("gochrome", ext.Command{Description: "a Go footer and widget", Handler: func(ctx context.Context, c ext.CommandContext, args string) error {
+		ext.SetFooterComponent(c.UI(), func(ext.ComponentHandle) ext.Component { return ext.Lines{"GO-FOOTER"} })
+		ext.SetWidgetComponent(c.UI(), "gw", func(ext.ComponentHandle) ext.Component { return ext.Lines{"GO-WIDGET"} }, ext.WidgetBelowEditor)
+		return nil
+	}})
+}
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], cli.Extension{Name: "goext", Factory: extension}))
+}

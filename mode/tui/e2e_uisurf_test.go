@@ -150,3 +150,38 @@ func TestE2EExtensionToolAndMessageRenderers(t *testing.T) {
 	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
 }
+
+// TestE2EGoExtensionUISurfaces: the same surfaces from a Go extension compiled into the binary
+// (testdata/gosurf): its tool renderer draws the row, its message renderer the custom message, a
+// widget uses the theme and a key hint, and its autocomplete provider answers "%" while "/"
+// still lists the built-in commands.
+func TestE2EGoExtensionUISurfaces(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "gosurf")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/gosurf").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/gosurf: %v\n%s", err, out)
+	}
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Reading.", ToolCalls: []fakellm.ToolCall{fakellm.Call("gauge", map[string]any{"level": "high"})}},
+		fakellm.Turn{Text: "Gauge read."},
+	))
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`)
+	term := env.StartSized(t, 110, 36, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("fake-model")
+	term.Record()
+	term.Type("read the gauge")
+	term.Press("enter")
+	term.WaitFor("◆ GO-GAUGE high", "GO-RESULT gauge at high expanded=false", "Gauge read.")
+	term.Type("/gosurf")
+	term.Press("enter")
+	term.WaitFor("GO-CARD  from go", "GO-THEMED theme=dark", "hint=[ctrl+o to expand]")
+	if rec := string(term.Recorded()); !strings.Contains(rec, "38;2;138;190;183mGO-THEMED") {
+		t.Fatal("the Go extension's theme colour did not reach the terminal")
+	}
+	term.Type("say %GO")
+	term.WaitFor("%GO_MACRO%")
+	term.Press("tab")
+	term.WaitFor("say %GO_MACRO%")
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+}

@@ -292,7 +292,10 @@ type server struct {
 
 	mu       sync.Mutex
 	start    *startCall
+	starting context.CancelFunc // ends the connection being started (its bound passed)
 	sess     *sdk.ClientSession
+	// cancelConn ends the context the live connection was made with.
+	cancelConn context.CancelFunc
 	proc     *process
 	gen      int // bumped on every connect and disconnect
 	err      error
@@ -341,9 +344,13 @@ func (s *server) connect(ctx context.Context) (*sdk.ClientSession, error) {
 }
 
 func (s *server) doStart(st *startCall) {
-	sess, proc, tools, err := s.open()
+	connCtx, connCancel := context.WithCancel(s.m.life)
 	s.mu.Lock()
-	s.start = nil
+	s.starting = connCancel
+	s.mu.Unlock()
+	sess, proc, tools, err := s.open(connCtx)
+	s.mu.Lock()
+	s.start, s.starting = nil, nil
 	if err == nil && s.m.closed.Load() {
 		err = ErrClosed
 	}
@@ -354,13 +361,14 @@ func (s *server) doStart(st *startCall) {
 		if sess != nil {
 			_ = sess.Close()
 		}
+		connCancel()
 		proc.stop()
 		close(st.done)
 		return
 	}
 	s.gen++
 	gen := s.gen
-	s.sess, s.proc, s.tools, s.err, s.delay = sess, proc, tools, nil, 0
+	s.sess, s.proc, s.tools, s.err, s.delay, s.cancelConn = sess, proc, tools, nil, 0, connCancel
 	st.sess = sess
 	s.mu.Unlock()
 	close(st.done)
@@ -370,9 +378,22 @@ func (s *server) doStart(st *startCall) {
 }
 
 // open starts the transport, runs initialize and lists the tools (and resources).
-func (s *server) open() (*sdk.ClientSession, *process, []ToolMeta, error) {
+func (s *server) open(connCtx context.Context) (*sdk.ClientSession, *process, []ToolMeta, error) {
+	// connCtx lives as long as the connection (the SSE transport holds its stream with it);
+	// only the start itself is bounded.
 	ctx, cancel := context.WithTimeout(s.m.life, ConnectTimeout)
 	defer cancel()
+	stopBound := context.AfterFunc(ctx, func() {
+		if ctx.Err() == context.DeadlineExceeded {
+			s.mu.Lock()
+			c := s.starting
+			s.mu.Unlock()
+			if c != nil {
+				c()
+			}
+		}
+	})
+	defer stopBound()
 	name := s.cfg.Name
 	client := sdk.NewClient(&sdk.Implementation{Name: "atomic", Version: s.m.opts.ClientVersion}, &sdk.ClientOptions{
 		ProgressNotificationHandler: s.onProgress,
@@ -391,12 +412,12 @@ func (s *server) open() (*sdk.ClientSession, *process, []ToolMeta, error) {
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("mcp: starting server %q (%s): %w", name, s.cfg.Command, err)
 		}
-		sess, err = client.Connect(ctx, s.tap(t), nil)
+		sess, err = client.Connect(connCtx, s.tap(t), nil)
 		if err != nil {
 			err = fmt.Errorf("mcp: connecting to server %q (%s): %w%s", name, s.cfg.Command, err, proc.describeExit())
 		}
 	} else {
-		sess, err = s.connectHTTP(ctx, client)
+		sess, err = s.connectHTTP(connCtx, client)
 	}
 	if err != nil {
 		if ctx.Err() != nil && s.m.life.Err() == nil {
@@ -491,12 +512,16 @@ func (s *server) ended(gen int, err error) bool {
 		return false
 	}
 	s.gen++
-	s.sess, s.proc, s.err = nil, nil, rec
+	cancelConn := s.cancelConn
+	s.sess, s.proc, s.err, s.cancelConn = nil, nil, rec, nil
 	if s.idle != nil {
 		s.idle.Stop()
 		s.idle = nil
 	}
 	s.mu.Unlock()
+	if cancelConn != nil {
+		cancelConn()
+	}
 	proc.stop()
 	s.m.noteDisconnected(s.cfg.Name)
 	return true
@@ -546,12 +571,15 @@ func (s *server) disconnect(manual bool) {
 		s.idle.Stop()
 		s.idle = nil
 	}
-	sess, proc := s.sess, s.proc
-	s.sess, s.proc = nil, nil
+	sess, proc, cancelConn := s.sess, s.proc, s.cancelConn
+	s.sess, s.proc, s.cancelConn = nil, nil, nil
 	s.gen++
 	s.mu.Unlock()
 	if sess != nil {
 		_ = sess.Close()
+	}
+	if cancelConn != nil {
+		cancelConn()
 	}
 	proc.stop()
 	if sess != nil {

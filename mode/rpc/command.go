@@ -78,6 +78,9 @@ var specs = map[string]spec{
 	"navigate_tree":                 {params: func() any { return new(navigateParams) }, required: []string{"targetId"}},
 	"set_label":                     {params: func() any { return new(labelParams) }, required: []string{"entryId"}},
 	"get_last_assistant_text":       {},
+	"get_mcp_status":                {},
+	"mcp_connect":                   {params: func() any { return new(mcpServerParams) }, required: []string{"server"}},
+	"mcp_disconnect":                {params: func() any { return new(mcpServerParams) }, required: []string{"server"}},
 	"set_session_name":              {params: func() any { return new(nameParams) }, required: []string{"name"}},
 	"reload":                        {},
 	"get_shortcuts":                 {},
@@ -154,6 +157,9 @@ type (
 			ReplaceInstructions bool   `json:"replaceInstructions"`
 			Label               string `json:"label"`
 		} `json:"options"`
+	}
+	mcpServerParams struct {
+		Server string `json:"server"`
 	}
 	labelParams struct {
 		EntryID string  `json:"entryId"`

@@ -31,5 +31,5 @@
 // runs on the agent loop. Every goroutine the Server
 // starts, except the stdin reader (which ends at EOF), has ended when Serve returns.
 //
-// rpc imports session, ext, llm, store, export and mode/json; nothing imports it but cli.
+// rpc imports session, ext, llm, mcp, store, export and mode/json; nothing imports it but cli.
 package rpc

@@ -11,6 +11,7 @@ import (
 	"github.com/atomic-cli/atomic/export"
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
+	"github.com/atomic-cli/atomic/mcp"
 	"github.com/atomic-cli/atomic/session"
 	"github.com/atomic-cli/atomic/store"
 )
@@ -153,6 +154,32 @@ func init() {
 				label = *p.Label
 			}
 			return result{err: sess.SetLabel(p.EntryID, label)}
+		},
+		// get_mcp_status (atomic): {servers: [{name, transport, lifecycle, state, tools, toolNames,
+		// error, file}]}, the MCP servers of the runtime (none when MCP is off); nothing starts.
+		"get_mcp_status": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			st := []mcp.ServerStatus{}
+			if m := rt.MCP(); m != nil {
+				st = m.Status()
+			}
+			return result{data: map[string]any{"servers": st}}
+		},
+		// mcp_connect and mcp_disconnect (atomic) start or stop one server, as /mcp does.
+		"mcp_connect": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			m := rt.MCP()
+			if m == nil {
+				return result{err: errors.New("no MCP servers are configured")}
+			}
+			ctx, cancel := context.WithTimeout(ctx, mcp.ConnectTimeout)
+			defer cancel()
+			return result{err: m.Connect(ctx, c.params.(*mcpServerParams).Server)}
+		},
+		"mcp_disconnect": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			m := rt.MCP()
+			if m == nil {
+				return result{err: errors.New("no MCP servers are configured")}
+			}
+			return result{err: m.Disconnect(c.params.(*mcpServerParams).Server)}
 		},
 		"get_last_assistant_text": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			text, ok := rt.Session().LastAssistantText()

@@ -18,7 +18,7 @@ import (
 // httpFixture is an MCP server built with the Go SDK, served over loopback.
 type httpFixture struct {
 	srv       *httptest.Server
-	calls     atomic.Int64 // tools/call requests that reached a handler
+	calls     atomic.Int64  // tools/call requests that reached a handler
 	cancelled chan struct{} // closed when the hang handler sees its context end
 }
 

@@ -296,16 +296,16 @@ type server struct {
 	sess     *sdk.ClientSession
 	// cancelConn ends the context the live connection was made with.
 	cancelConn context.CancelFunc
-	proc     *process
-	gen      int // bumped on every connect and disconnect
-	err      error
-	tools    []ToolMeta // live metadata; nil until connected once
-	inflight int
-	idle     *time.Timer
-	manual   bool // disconnected on request: no keep-alive reconnect
-	retry    *time.Timer
-	delay    time.Duration
-	progress map[string]func()
+	proc       *process
+	gen        int // bumped on every connect and disconnect
+	err        error
+	tools      []ToolMeta // live metadata; nil until connected once
+	inflight   int
+	idle       *time.Timer
+	manual     bool // disconnected on request: no keep-alive reconnect
+	retry      *time.Timer
+	delay      time.Duration
+	progress   map[string]func()
 }
 
 type startCall struct {

@@ -12,7 +12,8 @@ import (
 )
 
 func TestListModelsIncludesExtensionProviders(t *testing.T) {
-	reg, errs := model.Load(t.TempDir())
+	dir := t.TempDir()
+	reg, errs := model.Load(dir)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -30,7 +31,8 @@ func TestListModelsIncludesExtensionProviders(t *testing.T) {
 		},
 		ExtensionPaths: []string{"go:local", "go:broken"},
 	}
-	loadExtensionProviders(o, reg)
+	o.NoExtensions = true // compiled-in factories only
+	loadExtensionProviders(o, reg, dir)
 	list := model.FormatList(reg.Available(), "local")
 	if !strings.Contains(list, "local-openai  qwen-coder  32K") {
 		t.Fatalf("--list-models does not list the extension's provider:\n%s", list)

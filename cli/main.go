@@ -125,7 +125,7 @@ func run(o *Options) error {
 		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
 	}
 	if o.ListModels {
-		loadExtensionProviders(o, reg) // providers registered by extensions are listed too (ext_providers.go)
+		loadExtensionProviders(o, reg, agentDir) // providers registered by extensions are listed too (ext_providers.go)
 		search := ""
 		if len(o.Messages) > 0 {
 			search = o.Messages[0]

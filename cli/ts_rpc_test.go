@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +53,92 @@ export default function (pi: ExtensionAPI) {
 	}
 	if r := p.next(func(m map[string]any) bool { return m["id"] == "a" }); r["success"] != true {
 		t.Fatalf("response %v", r)
+	}
+	p.in.Close()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// registerProvider's logins from TypeScript through RPC login_provider (issue 13 item 8): an
+// OAuth-only provider is not available until its login ran; the login's prompt reaches the
+// client as a dialog, the returned credential is stored and makes the provider available; an
+// auth.apiKey login does the same with an API key; a provider without a login says so.
+func TestRPCTypeScriptProviderLogin(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	extPath := filepath.Join(dir, "corp.ts")
+	if err := os.WriteFile(extPath, []byte(`
+import type { ExtensionAPI } from "@bastani/atomic";
+export default function (pi: ExtensionAPI) {
+	pi.registerProvider("corp", {
+		baseUrl: "http://127.0.0.1:9/v1",
+		api: "openai-completions",
+		models: [{ id: "corp-1", name: "Corp", contextWindow: 8000, maxTokens: 1000 }],
+		oauth: {
+			name: "Corp SSO",
+			async login(callbacks: any) {
+				callbacks.onAuth({ url: "https://sso.example/auth" });
+				const code = await callbacks.onPrompt({ message: "Enter code:" });
+				return { refresh: "r-" + code, access: code, expires: Date.now() + 3600000 };
+			},
+			async refreshToken(c: any) { return c; },
+			getApiKey(c: any) { return "key-" + c.access; },
+		},
+	} as any);
+	pi.registerProvider("local", {
+		baseUrl: "http://127.0.0.1:9/v1",
+		api: "openai-completions",
+		models: [{ id: "local-1", name: "Local", contextWindow: 8000, maxTokens: 1000 }],
+		auth: { apiKey: { name: "Local server", async login({ prompt }: any) {
+			return { type: "api_key", key: await prompt({ type: "text", message: "Key" }) };
+		} } },
+	} as any);
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startRPCIn(t, dir, nil, []string{"-e", extPath})
+	models := func(id string) string {
+		p.send(`{"id":"` + id + `","type":"get_available_models"}`)
+		r := p.next(func(m map[string]any) bool { return m["id"] == id })
+		b, _ := json.Marshal(r["data"])
+		return string(b)
+	}
+	if got := models("m1"); strings.Contains(got, "corp-1") || strings.Contains(got, "local-1") {
+		t.Fatalf("providers with a login but no credential are available: %s", got)
+	}
+	answer := func(method, value string) {
+		req := p.next(func(m map[string]any) bool { return m["method"] == method })
+		b, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req["id"], "value": value})
+		p.send(string(b))
+	}
+
+	p.send(`{"id":"l1","type":"login_provider","provider":"corp"}`)
+	if n := p.next(func(m map[string]any) bool { return m["method"] == "notify" }); !strings.Contains(fmt.Sprint(n["message"]), "https://sso.example/auth") {
+		t.Fatalf("onAuth notify %v", n)
+	}
+	answer("input", "tok")
+	r := p.next(func(m map[string]any) bool { return m["id"] == "l1" })
+	data, _ := r["data"].(map[string]any)
+	if r["success"] != true || data["provider"] != "corp" || data["cancelled"] != false || data["type"] != "oauth" {
+		t.Fatalf("login_provider corp: %v", r)
+	}
+
+	p.send(`{"id":"l2","type":"login_provider","provider":"local","authType":"api_key"}`)
+	answer("input", "secret")
+	if r := p.next(func(m map[string]any) bool { return m["id"] == "l2" }); r["success"] != true || fmt.Sprint(r["data"]) != "map[cancelled:false provider:local type:api_key]" {
+		t.Fatalf("login_provider local: %v", r)
+	}
+	if got := models("m2"); !strings.Contains(got, "corp-1") || !strings.Contains(got, "local-1") {
+		t.Fatalf("the logins did not make the providers available: %s", got)
+	}
+
+	p.send(`{"id":"l3","type":"login_provider","provider":"fake"}`)
+	if r := p.next(func(m map[string]any) bool { return m["id"] == "l3" }); r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), "not available") {
+		t.Fatalf("login_provider without a login: %v", r)
 	}
 	p.in.Close()
 	if code := p.wait(); code != 0 {

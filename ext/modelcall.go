@@ -91,3 +91,18 @@ func FailedMessage(req *llm.Request, err error, emit func(llm.Event)) llm.Messag
 	}
 	return m
 }
+
+type dispatchKey struct{}
+
+// WithDispatchContext returns ctx carrying c, the extension context of a call that does not come
+// from an event dispatch (a provider login started from RPC): hosts resolve UI dialogs of the
+// call against it. DispatchContext reads it (nil when absent).
+func WithDispatchContext(ctx context.Context, c Context) context.Context {
+	return context.WithValue(ctx, dispatchKey{}, c)
+}
+
+// DispatchContext returns the extension context WithDispatchContext stored in ctx, or nil.
+func DispatchContext(ctx context.Context) Context {
+	c, _ := ctx.Value(dispatchKey{}).(Context)
+	return c
+}

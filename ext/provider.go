@@ -5,12 +5,15 @@ package ext
 // when the runner binds").
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/model"
 )
 
@@ -41,6 +44,10 @@ type providerState struct {
 	pending  []providerOp
 	applied  []string // names this runner added to the registry, in order
 	reg      *model.Registry
+	// streams undo the wire-API overrides of providers that stream themselves, by name;
+	// logins are the login functions of providers, by name.
+	streams map[string]func()
+	logins  map[string]func(ctx context.Context, kind string) (json.RawMessage, error)
 }
 
 // SetModelRegistry makes reg the registry that providers registered by extensions join, ahead
@@ -95,11 +102,31 @@ func (r *Runner) flushProviders() {
 }
 
 func (r *Runner) addProviderLocked(reg *model.Registry, name string, cfg ProviderConfig) error {
+	if cfg.Stream != nil && cfg.API == "" {
+		return fmt.Errorf("model: registerProvider %q: a provider that streams itself needs its api", name)
+	}
 	if err := reg.AddProvider(name, cfg); err != nil {
 		return err
 	}
 	if !slices.Contains(r.prov.applied, name) {
 		r.prov.applied = append(r.prov.applied, name)
+	}
+	if undo := r.prov.streams[name]; undo != nil {
+		undo()
+		delete(r.prov.streams, name)
+	}
+	if cfg.Stream != nil {
+		if r.prov.streams == nil {
+			r.prov.streams = map[string]func(){}
+		}
+		r.prov.streams[name] = llm.OverrideAPI(cfg.API, cfg.Stream)
+	}
+	delete(r.prov.logins, name)
+	if cfg.Login != nil {
+		if r.prov.logins == nil {
+			r.prov.logins = map[string]func(context.Context, string) (json.RawMessage, error){}
+		}
+		r.prov.logins[name] = cfg.Login
 	}
 	return nil
 }
@@ -107,6 +134,19 @@ func (r *Runner) addProviderLocked(reg *model.Registry, name string, cfg Provide
 func (r *Runner) removeProviderLocked(reg *model.Registry, name string) {
 	reg.RemoveProvider(name)
 	r.prov.applied = slices.DeleteFunc(r.prov.applied, func(n string) bool { return n == name })
+	if undo := r.prov.streams[name]; undo != nil {
+		undo()
+		delete(r.prov.streams, name)
+	}
+	delete(r.prov.logins, name)
+}
+
+// ProviderLogin returns the login function of a provider an extension of the runner registered
+// with a login (registerProvider's oauth or auth.apiKey), or nil.
+func (r *Runner) ProviderLogin(name string) func(ctx context.Context, kind string) (json.RawMessage, error) {
+	r.prov.mu.Lock()
+	defer r.prov.mu.Unlock()
+	return r.prov.logins[name]
 }
 
 // disposeProviders removes the providers this runner added (the next runtime's extensions
@@ -124,6 +164,10 @@ func (r *Runner) disposeProviders() {
 			reg.RemoveProvider(name)
 		}
 	}
+	for _, undo := range r.prov.streams {
+		undo()
+	}
+	r.prov.streams, r.prov.logins = nil, nil
 	r.prov.applied = nil
 }
 

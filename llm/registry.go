@@ -33,9 +33,61 @@ func RegisterAPI(api string, newProvider func() Provider) {
 	apis.new[api] = newProvider
 }
 
-// ProviderFor returns a new provider for the wire API api, or an error naming the registered
-// APIs when none speaks it.
+// overrides are the providers registered at run time with OverrideAPI (extension providers
+// that stream themselves), newest last per API; they win over RegisterAPI's.
+var overrides struct {
+	mu  sync.RWMutex
+	seq int
+	by  map[string][]override
+}
+
+type override struct {
+	id int
+	p  Provider
+}
+
+// OverrideAPI makes p the implementation of the wire API api, ahead of one registered with
+// RegisterAPI, until the returned function is called (then the previous override, or the
+// registered API, applies again). It is for providers that extensions implement at run time
+// (registerProvider's streamSimple); an empty api or a nil p panics.
+func OverrideAPI(api string, p Provider) (remove func()) {
+	if api == "" || p == nil {
+		panic("llm.OverrideAPI: an API name and a provider are required")
+	}
+	overrides.mu.Lock()
+	defer overrides.mu.Unlock()
+	if overrides.by == nil {
+		overrides.by = map[string][]override{}
+	}
+	overrides.seq++
+	id := overrides.seq
+	overrides.by[api] = append(overrides.by[api], override{id: id, p: p})
+	return func() {
+		overrides.mu.Lock()
+		defer overrides.mu.Unlock()
+		list := overrides.by[api]
+		for i, o := range list {
+			if o.id == id {
+				overrides.by[api] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(overrides.by[api]) == 0 {
+			delete(overrides.by, api)
+		}
+	}
+}
+
+// ProviderFor returns the provider for the wire API api: the newest OverrideAPI one, else a new
+// one of RegisterAPI, else an error naming the registered APIs.
 func ProviderFor(api string) (Provider, error) {
+	overrides.mu.RLock()
+	if list := overrides.by[api]; len(list) > 0 {
+		p := list[len(list)-1].p
+		overrides.mu.RUnlock()
+		return p, nil
+	}
+	overrides.mu.RUnlock()
 	apis.mu.RLock()
 	newProvider := apis.new[api]
 	apis.mu.RUnlock()

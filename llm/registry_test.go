@@ -29,3 +29,36 @@ func TestRegisterAPI(t *testing.T) {
 	}()
 	RegisterAPI(api, func() Provider { return nil })
 }
+
+// OverrideAPI wins over RegisterAPI while it lasts; removing it restores the previous one, in
+// any order.
+func TestOverrideAPI(t *testing.T) {
+	mk := func(text string) Provider {
+		return ProviderFunc(func(context.Context, *Request, func(Event)) Message { return Message{Role: RoleAssistant, ErrorMessage: text} })
+	}
+	const api = "override-test-api"
+	if _, err := ProviderFor(api); err == nil {
+		t.Fatal("unregistered api resolved")
+	}
+	removeA := OverrideAPI(api, mk("a"))
+	removeB := OverrideAPI(api, mk("b"))
+	got := func() string {
+		p, err := ProviderFor(api)
+		if err != nil {
+			return "none"
+		}
+		return p.Stream(context.Background(), &Request{}, nil).ErrorMessage
+	}
+	if g := got(); g != "b" {
+		t.Fatalf("newest override: %s", g)
+	}
+	removeB()
+	if g := got(); g != "a" {
+		t.Fatalf("after removing b: %s", g)
+	}
+	removeA()
+	removeA() // idempotent
+	if g := got(); g != "none" {
+		t.Fatalf("after removing both: %s", g)
+	}
+}

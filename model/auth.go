@@ -101,6 +101,19 @@ func (s *AuthStore) SetAPIKey(provider, key string) error {
 	return s.update(func(raw map[string]json.RawMessage) bool { raw[provider] = b; return true })
 }
 
+// SetCredential stores credential (a JSON object with a "type" of api_key or oauth, as a login
+// returned it) for provider, replacing any credential it had. Errors name the file.
+func (s *AuthStore) SetCredential(provider string, credential json.RawMessage) error {
+	if provider == "" {
+		return errors.New("model: set credential: empty provider id")
+	}
+	var c Credential
+	if err := json.Unmarshal(credential, &c); err != nil || (c.Type != CredentialAPIKey && c.Type != CredentialOAuth) {
+		return fmt.Errorf("model: set credential for %s: not an api_key or oauth credential object", provider)
+	}
+	return s.update(func(raw map[string]json.RawMessage) bool { raw[provider] = credential; return true })
+}
+
 // Remove deletes provider's credential from the file. Removing an absent provider is not an error
 // and does not touch the file.
 func (s *AuthStore) Remove(provider string) error {

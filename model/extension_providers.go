@@ -1,6 +1,8 @@
 package model
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -33,6 +35,33 @@ type ProviderConfig struct {
 	// Models upsert by id into the provider: a model with an id the provider already has
 	// replaces it in place, the others are appended.
 	Models []ModelConfig `json:"models,omitempty"`
+	// OAuth and Auth say the provider has logins of its own (registerProvider's oauth and
+	// auth.apiKey; their functions stay in the extension). A provider with a login and no APIKey
+	// is authenticated only by a stored credential (auth.json, from the login).
+	OAuth *ProviderLogin `json:"oauth,omitempty"`
+	Auth  *ProviderAuth  `json:"auth,omitempty"`
+
+	// Stream, when set, streams the provider's models itself (registerProvider's streamSimple):
+	// it implements the wire API API while the registration lasts (llm.OverrideAPI).
+	Stream llm.Provider `json:"-"`
+	// Login runs the provider's login of kind "oauth" or "api_key" and returns the credential to
+	// store in auth.json (a JSON object with its "type"); nil when the provider has none.
+	Login func(ctx context.Context, kind string) (json.RawMessage, error) `json:"-"`
+}
+
+// ProviderLogin names a login of a provider (its display name in /login).
+type ProviderLogin struct {
+	Name string `json:"name,omitempty"`
+}
+
+// ProviderAuth holds registerProvider's auth logins: APIKey is provider-owned API-key setup.
+type ProviderAuth struct {
+	APIKey *ProviderLogin `json:"apiKey,omitempty"`
+}
+
+// HasLogin reports whether the config has a login of its own (oauth or auth.apiKey).
+func (c *ProviderConfig) HasLogin() bool {
+	return c.OAuth != nil || (c.Auth != nil && c.Auth.APIKey != nil)
 }
 
 // ModelConfig is one model of a ProviderConfig. Zero values take the models.json defaults: name
@@ -240,6 +269,9 @@ func (st *regState) apply(name string, cfg ProviderConfig) (*regState, error) {
 		pc.headers = mergeHeaders(pc.headers, cfg.Headers)
 	}
 	pc.authHeader = pc.authHeader || cfg.AuthHeader
+	if cfg.HasLogin() && pc.apiKey == nil {
+		pc.loginOnly = true
+	}
 	if len(cfg.Compat) > 0 {
 		pc.compat = mergeCompat(pc.compat, cfg.Compat)
 	}

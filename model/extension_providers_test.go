@@ -285,3 +285,32 @@ func TestRegistryProvidersConcurrent(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// A provider registered with a login of its own and no apiKey is not authenticated until a
+// credential is stored (a login's), unlike a keyless local server; SetCredential stores one.
+func TestAddProviderLoginOnlyNeedsACredential(t *testing.T) {
+	clearKeys(t)
+	r := load(t, nil)
+	models := []ModelConfig{{ID: "m1", API: llm.APIOpenAICompletions}}
+	if err := r.AddProvider("local", ProviderConfig{BaseURL: "http://127.0.0.1:9/v1", Models: models}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddProvider("corp", ProviderConfig{BaseURL: "http://127.0.0.1:9/v1", Models: models, OAuth: &ProviderLogin{Name: "SSO"}}); err != nil {
+		t.Fatal(err)
+	}
+	if !r.HasAuth("local") || r.HasAuth("corp") {
+		t.Fatalf("HasAuth local=%v corp=%v; want true, false", r.HasAuth("local"), r.HasAuth("corp"))
+	}
+	if err := r.Auth().SetCredential("corp", []byte(`{"type":"oauth","access":"tok","refresh":"r","expires":99999999999999}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !r.HasAuth("corp") {
+		t.Fatal("a stored OAuth credential does not authenticate the provider")
+	}
+	if key, err := r.APIKey("corp"); err != nil || key != "tok" {
+		t.Fatalf("APIKey = %q, %v", key, err)
+	}
+	if err := r.Auth().SetCredential("corp", []byte(`{"type":"password"}`)); err == nil {
+		t.Fatal("SetCredential accepted an unknown credential type")
+	}
+}

@@ -26,6 +26,7 @@ type providerConfig struct {
 	baseURL    string
 	api        string
 	apiKey     *string // nil: the entry has no apiKey at all
+	loginOnly  bool    // an extension provider with a login and no apiKey: only a stored credential authenticates it
 	headers    map[string]string
 	authHeader bool
 	compat     map[string]any

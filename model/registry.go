@@ -243,8 +243,9 @@ func (r *Registry) runtimeKey(provider string) string {
 // HasAuth reports whether provider has configured auth (config-and-resources.md §8): a runtime key,
 // an auth.json api_key whose value can resolve or an unexpired OAuth token, a set provider
 // environment variable (EnvVars), a models.json apiKey that can resolve — or a models.json entry
-// with a baseUrl and no apiKey at all, as local servers need no key. It runs no commands: a
-// "!command" value counts as configured.
+// with a baseUrl and no apiKey at all, as local servers need no key (but not a provider an
+// extension registered with a login of its own and no apiKey: it needs the login's credential).
+// It runs no commands: a "!command" value counts as configured.
 func (r *Registry) HasAuth(provider string) bool {
 	st := r.ensure()
 	if r.runtimeKey(provider) != "" {
@@ -269,7 +270,7 @@ func (r *Registry) HasAuth(provider string) bool {
 	}
 	if pc := st.configOf[provider]; pc != nil {
 		if pc.apiKey == nil {
-			return pc.baseURL != ""
+			return pc.baseURL != "" && !pc.loginOnly
 		}
 		return valueConfigured(*pc.apiKey, nil)
 	}

@@ -191,6 +191,12 @@ func init() {
 			if err := json.Unmarshal(a.Config, &cfg); err != nil {
 				return nil, fmt.Errorf("registerProvider(%q): the config does not fit the models.json provider shape: %v", a.Name, err)
 			}
+			if a.Stream {
+				cfg.Stream = s.streamProvider(a.Name, cfg.API)
+			}
+			if cfg.HasLogin() {
+				cfg.Login = s.providerLogin(a.Name)
+			}
 			return nil, api.RegisterProvider(a.Name, cfg)
 		}),
 		protocol.MethodUnregisterProvider: withAPI(func(s *Supervisor, p *process, a *protocol.NameParams, api ext.API, _ *generation) (any, error) {

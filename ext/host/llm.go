@@ -8,6 +8,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/atomic-cli/atomic/ext"
@@ -183,4 +184,164 @@ func models(s *Supervisor, _ *process, params json.RawMessage) (any, error) {
 		return nonNil(reg.Providers()), nil
 	}
 	return nil, protocol.Errorf(protocol.CodeMethodNotFound, "models.%s is not a method (find, list, providers)", a.Method)
+}
+
+// streamProvider is the llm.Provider of an extension provider that streams itself: each request
+// is a provider.stream call to the host (the current process, so it survives restarts and
+// reloads, which register the provider again), whose events are replayed through an
+// llm.Builder so the agent sees the usual events with their partial message.
+func (s *Supervisor) streamProvider(name, api string) llm.Provider {
+	what := fmt.Sprintf("the streamSimple of provider %s", name)
+	return llm.ProviderFunc(func(ctx context.Context, req *llm.Request, emit func(llm.Event)) llm.Message {
+		b := llm.NewBuilder(req.Model, emit)
+		fail := func(err error) llm.Message { return b.Fail(errorText(err), ctx.Err() != nil, req.Model) }
+		p, err := s.ensure()
+		if err != nil {
+			return fail(err)
+		}
+		model, err := json.Marshal(req.Model)
+		if err != nil {
+			return fail(err)
+		}
+		msgs := req.Messages
+		if msgs == nil {
+			msgs = []llm.Message{}
+		}
+		tools := make([]protocol.LLMTool, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			tools = append(tools, protocol.LLMTool{Name: t.Name, Description: t.Description, Parameters: t.Schema()})
+		}
+		pctx, err := json.Marshal(struct {
+			SystemPrompt string             `json:"systemPrompt,omitempty"`
+			Messages     []llm.Message      `json:"messages"`
+			Tools        []protocol.LLMTool `json:"tools,omitempty"`
+		}{req.SystemPrompt, msgs, tools})
+		if err != nil {
+			return fail(err)
+		}
+		reasoning := req.ThinkingLevel
+		if reasoning == llm.ThinkingOff {
+			reasoning = ""
+		}
+		params := protocol.ProviderStreamParams{API: api, Model: model, Context: pctx, Options: protocol.LLMStreamOptions{
+			APIKey: req.APIKey, MaxTokens: req.MaxTokens, Reasoning: reasoning, Headers: req.Headers, SessionID: req.SessionID}}
+		idx := map[int]int{}
+		args := map[int]bool{}
+		raw, err := p.call(ctx, protocol.MethodProviderStream, params, what, func(u json.RawMessage) {
+			replayEvent(b, u, idx, args)
+		})
+		if err != nil {
+			return fail(err)
+		}
+		var final llm.Message
+		if json.Unmarshal(raw, &final) != nil || final.Role != llm.RoleAssistant {
+			return fail(fmt.Errorf("%s returned no assistant message", what))
+		}
+		b.Start()
+		ev := llm.Event{Type: llm.EventDone, Reason: final.StopReason, Message: &final, Partial: &final}
+		if final.StopReason == llm.StopError || final.StopReason == llm.StopAborted {
+			ev.Type = llm.EventError
+		}
+		emit(ev)
+		return final
+	})
+}
+
+// replayEvent applies one pi stream event of a host provider to b (idx maps the provider's
+// content indices to b's; args records which tool calls streamed their arguments).
+func replayEvent(b *llm.Builder, raw json.RawMessage, idx map[int]int, args map[int]bool) {
+	var ev struct {
+		Type         string `json:"type"`
+		ContentIndex int    `json:"contentIndex"`
+		Delta        string `json:"delta"`
+		Content      string `json:"content"`
+		ToolCall     *struct {
+			ID        string          `json:"id"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"toolCall"`
+	}
+	if json.Unmarshal(raw, &ev) != nil {
+		return
+	}
+	i, open := idx[ev.ContentIndex]
+	switch ev.Type {
+	case llm.EventStart:
+		b.Start()
+	case llm.EventTextStart:
+		idx[ev.ContentIndex] = b.StartText()
+	case llm.EventThinkingStart:
+		idx[ev.ContentIndex] = b.StartThinking()
+	case llm.EventToolCallStart:
+		var id, name string
+		if ev.ToolCall != nil {
+			id, name = ev.ToolCall.ID, ev.ToolCall.Name
+		}
+		idx[ev.ContentIndex] = b.StartToolCall(id, name)
+	case llm.EventTextDelta:
+		if open {
+			b.AppendText(i, ev.Delta)
+		}
+	case llm.EventThinkingDelta:
+		if open {
+			b.AppendThinking(i, ev.Delta)
+		}
+	case llm.EventToolCallDelta:
+		if open {
+			args[ev.ContentIndex] = true
+			b.AppendToolArgs(i, ev.Delta)
+		}
+	case llm.EventToolCallEnd:
+		if !open && ev.ToolCall != nil {
+			i, open = b.StartToolCall(ev.ToolCall.ID, ev.ToolCall.Name), true
+			idx[ev.ContentIndex] = i
+		}
+		if open && !args[ev.ContentIndex] && ev.ToolCall != nil && len(ev.ToolCall.Arguments) > 0 {
+			b.AppendToolArgs(i, string(ev.ToolCall.Arguments))
+		}
+		if open {
+			b.End(i)
+		}
+	case llm.EventTextEnd, llm.EventThinkingEnd:
+		if open {
+			b.End(i)
+		}
+	}
+}
+
+// providerLogin returns the login function of provider name: provider.login to the host, with
+// the prompts as dialogs of the context the caller gave (ext.WithDispatchContext), else of the
+// newest generation's latest one.
+func (s *Supervisor) providerLogin(name string) func(ctx context.Context, kind string) (json.RawMessage, error) {
+	return func(ctx context.Context, kind string) (json.RawMessage, error) {
+		p, err := s.ensure()
+		if err != nil {
+			return nil, err
+		}
+		var id int64
+		s.mu.Lock()
+		g := s.gen
+		s.mu.Unlock()
+		if g != nil {
+			c := ext.DispatchContext(ctx)
+			if c == nil {
+				g.mu.Lock()
+				c = g.last
+				g.mu.Unlock()
+			}
+			if c != nil {
+				id = g.enter(c)
+				defer g.leave(id)
+			}
+		}
+		raw, err := p.call(ctx, protocol.MethodProviderLogin, protocol.ProviderLoginParams{Name: name, Kind: kind, Ctx: id}, "the "+kind+" login of provider "+name, nil)
+		if err != nil {
+			return nil, errors.New(errorText(err))
+		}
+		var res protocol.ProviderLoginResult
+		if err := json.Unmarshal(raw, &res); err != nil || len(res.Credential) == 0 {
+			return nil, fmt.Errorf("the %s login of provider %s returned no credential", kind, name)
+		}
+		return res.Credential, nil
+	}
 }

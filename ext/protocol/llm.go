@@ -14,7 +14,37 @@ const (
 	MethodLLMEvent = "llm.event"
 	// MethodModels (sync) reads the core's model registry: getModel, getModels, getProviders.
 	MethodModels = "models"
+	// MethodProviderStream (core -> host, cancellable) streams a model of a provider whose
+	// streamSimple runs in the host; its events come back as tool.update notifications of the
+	// request and the answer is the final assistant message.
+	MethodProviderStream = "provider.stream"
+	// MethodProviderLogin (core -> host) runs a provider's login (oauth or auth.apiKey) and
+	// answers {credential}.
+	MethodProviderLogin = "provider.login"
 )
+
+// ProviderStreamParams ask the host to stream Model (pi's Model) of the extension provider whose
+// wire API is API, with pi's Context and SimpleStreamOptions (reasoning is the thinking level).
+type ProviderStreamParams struct {
+	API     string           `json:"api"`
+	Model   json.RawMessage  `json:"model"`
+	Context json.RawMessage  `json:"context"`
+	Options LLMStreamOptions `json:"options"`
+}
+
+// ProviderLoginParams ask the host to run the login of Kind ("oauth" or "api_key") of provider
+// Name; its prompts are dialogs of context Ctx.
+type ProviderLoginParams struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"`
+	Ctx  int64  `json:"ctx"`
+}
+
+// ProviderLoginResult is the credential a login produced: a JSON object with "type" api_key or
+// oauth, stored in auth.json as it is.
+type ProviderLoginResult struct {
+	Credential json.RawMessage `json:"credential"`
+}
 
 // LLMStreamParams ask the core to stream one assistant message.
 //

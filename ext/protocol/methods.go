@@ -408,6 +408,9 @@ type RegisterProviderParams struct {
 	ExtRef
 	Name   string          `json:"name"`
 	Config json.RawMessage `json:"config"`
+	// Stream says the provider streams itself (registerProvider's streamSimple): the core sends
+	// provider.stream for its models' wire API (config.api).
+	Stream bool `json:"stream,omitempty"`
 }
 
 // RendererParams register a message or entry renderer by custom type (rendering happens in the

@@ -49,7 +49,7 @@ var specs = map[string]spec{
 	"cycle_model":                   {params: func() any { return new(cycleModelParams) }},
 	"get_available_models":          {},
 	"refresh_models":                {lane: laneJob},
-	"login_provider":                {params: func() any { return new(providerParams) }, required: []string{"provider"}},
+	"login_provider":                {lane: laneJob, params: func() any { return new(providerParams) }, required: []string{"provider"}},
 	"save_provider_credential":      {params: func() any { return new(providerParams) }, required: []string{"provider"}},
 	"cancel_login_provider":         {lane: laneInterrupt, params: func() any { return new(providerParams) }, required: []string{"provider"}},
 	"logout_provider":               {params: func() any { return new(providerParams) }, required: []string{"provider"}},
@@ -112,6 +112,8 @@ type (
 	}
 	providerParams struct {
 		Provider string `json:"provider"`
+		AuthType string `json:"authType,omitempty"`
+		LoginID  string `json:"loginId,omitempty"`
 	}
 	levelParams struct {
 		Level string `json:"level"`

@@ -43,11 +43,21 @@ func init() {
 		"get_messages": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			return result{data: messagesData(rt.Session().Messages())}
 		},
-		"set_model":                handleSetModel,
-		"cycle_model":              handleCycleModel,
-		"get_available_models":     handleAvailableModels,
-		"refresh_models":           unavailable("refreshing the model catalog (refresh_models; models.json is read at start-up)"),
-		"login_provider":           unavailable("provider login (login_provider; put API keys in auth.json or the environment)"),
+		"set_model":            handleSetModel,
+		"cycle_model":          handleCycleModel,
+		"get_available_models": handleAvailableModels,
+		"refresh_models":       unavailable("refreshing the model catalog (refresh_models; models.json is read at start-up)"),
+		"login_provider": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			p := c.params.(*providerParams)
+			typ, err := rt.Session().LoginProvider(ctx, p.Provider, p.AuthType)
+			switch {
+			case errors.Is(err, session.ErrLoginCancelled):
+				return result{data: map[string]any{"provider": p.Provider, "cancelled": true}}
+			case err != nil:
+				return result{err: err}
+			}
+			return result{data: map[string]any{"provider": p.Provider, "cancelled": false, "type": typ}}
+		},
 		"save_provider_credential": unavailable("saving credentials (save_provider_credential; edit auth.json)"),
 		"cancel_login_provider":    unavailable("provider login (cancel_login_provider)"),
 		"logout_provider":          unavailable("provider logout (logout_provider; edit auth.json)"),

@@ -10,6 +10,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import * as components from "./components";
 import { hostInfo } from "./modules";
+import { apiProviders, registerApiProvider } from "./piai";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
 import { renderEntry, renderMessage, renderTool } from "./render";
 import { noteContext, themeUI } from "./uisurf";
@@ -513,11 +514,11 @@ function makeAPI(inst: Instance): any {
 			inst.entryRenderers.set(customType, renderer);
 			notify("registerEntryRenderer", { ext, gen, customType });
 		},
-		registerProvider(name: string, config: any) {
-			if (config && (typeof config.streamSimple === "function" || config.oauth)) {
-				console.error(`atomic extension host: ${inst.path}: registerProvider("${name}"): streamSimple and oauth need an in-process provider and are ignored`);
-			}
-			call("registerProvider", { name, config: JSON.parse(JSON.stringify(config ?? {})) });
+		registerProvider(nameOrProvider: any, config?: any) {
+			const reg = providerRegistration(nameOrProvider, config);
+			providerLogins.set(reg.name, reg.logins);
+			if (reg.stream) registerApiProvider({ api: reg.config.api, streamSimple: reg.stream }, `ext:${ext}`);
+			call("registerProvider", { name: reg.name, config: reg.config, stream: reg.stream ? true : undefined });
 		},
 		unregisterProvider(name: string) {
 			call("unregisterProvider", { name });
@@ -992,4 +993,123 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 
 export function deliverEvent(p: { channel: string; data: unknown }) {
 	deliverLocal(p.channel, p.data);
+}
+
+
+/** The login functions of the providers extensions registered, by provider name. */
+const providerLogins = new Map<string, { oauth?: any; apiKey?: any }>();
+
+/**
+ * providerRegistration reads both forms of pi.registerProvider: (name, config) and the native
+ * (provider) overload, whose `id` (or `name`) names the provider and whose members are the config.
+ * Functions stay in the host: `streamSimple` (or `stream`) becomes the provider's wire API (its
+ * `api`, or `ext:<name>` when it names none), `oauth` and `auth.apiKey` the provider's logins;
+ * the config sent to the core says only that they exist (`oauth: {name}`, `auth: {apiKey: {name}}`).
+ */
+function providerRegistration(nameOrProvider: any, config?: any) {
+	let name: string;
+	let cfg: any;
+	if (typeof nameOrProvider === "string") {
+		name = nameOrProvider;
+		cfg = config ?? {};
+	} else if (nameOrProvider && typeof nameOrProvider === "object") {
+		cfg = nameOrProvider;
+		name = String(cfg.id ?? cfg.name ?? "");
+	} else {
+		throw new TypeError("registerProvider: expected (name, config) or a provider object with an id");
+	}
+	const stream = typeof cfg.streamSimple === "function" ? cfg.streamSimple : typeof cfg.stream === "function" ? cfg.stream : undefined;
+	const models = typeof cfg.models === "function" ? cfg.models() : cfg.models;
+	const wire = JSON.parse(JSON.stringify({ ...cfg, id: undefined, models, streamSimple: undefined, stream: undefined, oauth: undefined, auth: undefined }));
+	if (cfg === nameOrProvider && typeof cfg.name === "string" && cfg.id !== undefined) wire.name = cfg.name;
+	if (stream && !wire.api) wire.api = `ext:${name}`;
+	const logins = { oauth: cfg.oauth, apiKey: cfg.auth?.apiKey };
+	if (logins.oauth) wire.oauth = { name: String(logins.oauth.name ?? cfg.name ?? name) };
+	if (logins.apiKey) wire.auth = { apiKey: { name: String(logins.apiKey.name ?? cfg.name ?? name) } };
+	return { name, config: wire, stream, logins };
+}
+
+/** The event as it crosses to the core: without the cumulative partial, a tool call's start with its id and name. */
+function wireStreamEvent(ev: any): any {
+	if (!ev || typeof ev !== "object") return ev;
+	const { partial, ...rest } = ev;
+	if (ev.type === "toolcall_start") {
+		const block = partial?.content?.[ev.contentIndex];
+		rest.toolCall = { id: block?.id ?? "", name: block?.name ?? "" };
+	}
+	return rest;
+}
+
+/**
+ * providerStream serves provider.stream: the streamSimple of the extension provider whose wire API
+ * is p.api streams one message; its events go to the core as tool.update notifications of the
+ * request, and the answer is the final message. $/cancelRequest aborts the signal it was given.
+ */
+export async function providerStream(id: number | string, p: { api: string; model: any; context: any; options?: any }) {
+	const prov = apiProviders.get(p.api);
+	const fn = prov?.streamSimple ?? prov?.stream;
+	if (!fn) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `no extension provider streams the "${p.api}" API` });
+	const ac = controller(id);
+	try {
+		const s: any = fn(p.model, p.context ?? { messages: [] }, { ...(p.options ?? {}), signal: ac.signal });
+		let last: any;
+		for await (const ev of s) {
+			notify("tool.update", { id, partialResult: wireStreamEvent(ev) });
+			if (ev?.type === "done") last = ev.message;
+			else if (ev?.type === "error") last = ev.error;
+		}
+		const final = typeof s.result === "function" ? await s.result() : last;
+		return final ?? last ?? null;
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+/**
+ * providerLogin serves provider.login: the provider's oauth.login (kind "oauth") or
+ * auth.apiKey.login (kind "api_key") runs with callbacks whose prompts are the UI dialogs of the
+ * context; the answer is {credential}, the credential to persist.
+ */
+export async function providerLogin(id: number | string, p: { name: string; kind: string; ctx: number }) {
+	const logins = providerLogins.get(p.name);
+	if (!p.kind) p.kind = logins?.oauth ? "oauth" : "api_key";
+	const ac = controller(id);
+	const ui = new Ctx(p.ctx, ac.signal).ui;
+	const prompt = async (q: any) => {
+		const message = String(q?.message ?? q?.title ?? "");
+		if (Array.isArray(q?.options) && q.options.length) {
+			const labels = q.options.map((o: any) => String(o?.label ?? o?.value ?? o));
+			const picked = await ui.select(message, labels);
+			const i = labels.indexOf(picked);
+			return i >= 0 ? (q.options[i]?.value ?? q.options[i]) : undefined;
+		}
+		const v = await ui.input(message, q?.placeholder ?? "");
+		if (v === undefined || v === null) throw new Error("Login cancelled");
+		return v;
+	};
+	try {
+		if (p.kind === "oauth") {
+			if (!logins?.oauth?.login) throw new Error(`provider ${p.name} has no OAuth login`);
+			const credentials = await logins.oauth.login({
+				onAuth: (info: any) => ui.notify(`${info?.instructions ? `${info.instructions} ` : ""}${info?.url ?? ""}`.trim(), "info"),
+				onDeviceCode: (info: any) => ui.notify(`${info?.verificationUri ?? info?.url ?? ""} ${info?.userCode ?? ""}`.trim(), "info"),
+				onPrompt: prompt,
+				onSelect: prompt,
+				onProgress: (message: string) => ui.notify(String(message ?? ""), "info"),
+				onManualCodeInput: () => prompt({ message: "Paste the authorization code" }),
+				signal: ac.signal,
+			});
+			const apiKey = typeof logins.oauth.getApiKey === "function" ? await logins.oauth.getApiKey(credentials) : credentials?.access;
+			return { credential: { ...credentials, type: "oauth", access: apiKey ?? credentials?.access } };
+		}
+		if (!logins?.apiKey?.login) throw new Error(`provider ${p.name} has no API-key login`);
+		const cred = await logins.apiKey.login({ signal: ac.signal, prompt });
+		return { credential: { type: "api_key", ...(cred ?? {}) } };
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
 }

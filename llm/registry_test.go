@@ -34,7 +34,9 @@ func TestRegisterAPI(t *testing.T) {
 // any order.
 func TestOverrideAPI(t *testing.T) {
 	mk := func(text string) Provider {
-		return ProviderFunc(func(context.Context, *Request, func(Event)) Message { return Message{Role: RoleAssistant, ErrorMessage: text} })
+		return ProviderFunc(func(context.Context, *Request, func(Event)) Message {
+			return Message{Role: RoleAssistant, ErrorMessage: text}
+		})
 	}
 	const api = "override-test-api"
 	if _, err := ProviderFor(api); err == nil {

@@ -283,6 +283,7 @@ func run(o *Options) error {
 			fmt.Fprintf(o.Stderr, "Extension error (%s): %s: %s\n", e.ExtensionPath, e.Event, e.Message)
 		})),
 		SystemPromptBuilder:     func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
+		SystemPromptOptions:     func(tools []tool.Tool) ext.SystemPromptOptions { return o.systemPromptOptions(agentDir, cwd, tools) },
 		Retry:                   o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
 		Compaction:              compactionOptions(settings),
 		SteeringMode:            settings.SteeringMode,
@@ -611,6 +612,36 @@ func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active
 }
 
 func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
+	return resource.BuildSystemPrompt(o.promptOptions(agentDir, cwd, tools))
+}
+
+// systemPromptOptions describes the system prompt's inputs for tools as before_agent_start's
+// systemPromptOptions (seed 004): the custom prompt, the tools with their snippets and
+// guidelines, the appended text, the cwd, the context files and the skills.
+func (o *Options) systemPromptOptions(agentDir, cwd string, tools []tool.Tool) ext.SystemPromptOptions {
+	po := o.promptOptions(agentDir, cwd, tools)
+	out := ext.SystemPromptOptions{CustomPrompt: po.CustomPrompt, AppendSystemPrompt: po.AppendPrompt, Cwd: po.Cwd, SelectedTools: []string{}}
+	for _, t := range po.Tools {
+		out.SelectedTools = append(out.SelectedTools, t.Name)
+		if t.Snippet != "" {
+			if out.ToolSnippets == nil {
+				out.ToolSnippets = map[string]string{}
+			}
+			out.ToolSnippets[t.Name] = t.Snippet
+		}
+		out.PromptGuidelines = append(out.PromptGuidelines, t.Guidelines...)
+	}
+	for _, f := range po.ContextFiles {
+		out.ContextFiles = append(out.ContextFiles, ext.PromptContextFile{Path: f.Path, Content: f.Content})
+	}
+	for _, sk := range po.Skills {
+		out.Skills = append(out.Skills, ext.PromptSkill{Name: sk.Name, Description: sk.Description, FilePath: sk.FilePath, BaseDir: sk.BaseDir, DisableModelInvocation: sk.DisableModelInvocation})
+	}
+	return out
+}
+
+// promptOptions are the inputs of the system prompt for tools.
+func (o *Options) promptOptions(agentDir, cwd string, tools []tool.Tool) resource.PromptOptions {
 	var pts []resource.PromptTool
 	for _, t := range tools {
 		pt := resource.PromptTool{Name: t.Name()}
@@ -639,14 +670,14 @@ func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {
 		files = resource.LoadContextFiles(agentDir, cwd, trusted)
 	}
 	skills, _ := o.resources()
-	return resource.BuildSystemPrompt(resource.PromptOptions{
+	return resource.PromptOptions{
 		Skills:       skills,
 		CustomPrompt: custom,
 		AppendPrompt: strings.Join(appendParts, "\n\n"),
 		Tools:        pts,
 		ContextFiles: files,
 		Cwd:          cwd,
-	})
+	}
 }
 
 // readPromptFile reads a SYSTEM.md or APPEND_SYSTEM.md file; one that cannot be read is

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,4 +210,81 @@ func TestTSUserBashOperations(t *testing.T) {
 	if m["success"] != true || data["output"] != "profile=loaded\n" || data["exitCode"] != float64(4) {
 		t.Fatalf("option 2: %v", m)
 	}
+}
+
+// Issue 13 items 10 and 11: getAllTools returns promptGuidelines and a full sourceInfo (builtin
+// for the built-ins; for an extension's tool, where the extension was found), and
+// getCommands the same sourceInfo; before_agent_start's systemPromptOptions has the custom
+// prompt's parts, the tools with snippets and guidelines, the appended text, the cwd, the
+// context files and the skills; setActiveTools inside before_agent_start changes the prompt of
+// that same turn.
+func TestTSToolInfoAndPromptOptions(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{{Text: "ok"}}, "toolinfo.ts")
+	if err := os.WriteFile(filepath.Join(p.agent, "AGENTS.md"), []byte("GLOBAL-AGENTS-RULES\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	skill := filepath.Join(p.agent, "skills", "probe-skill")
+	if err := os.MkdirAll(skill, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skill, "SKILL.md"), []byte("---\nname: probe-skill\ndescription: A probe skill\n---\nDo the probe.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr := p.print("--no-session", "-e", "toolinfo.ts", "--append-system-prompt", "APPENDED-TEXT", "-p", "hi")
+	_, line, ok := strings.Cut(stderr, "PROBE ")
+	if !ok {
+		t.Fatalf("no probe output:\n%s", stderr)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	var got struct {
+		Options struct {
+			SelectedTools      []string          `json:"selectedTools"`
+			ToolSnippets       map[string]string `json:"toolSnippets"`
+			PromptGuidelines   []string          `json:"promptGuidelines"`
+			AppendSystemPrompt string            `json:"appendSystemPrompt"`
+			Cwd                string            `json:"cwd"`
+			ContextFiles       []struct{ Path, Content string }
+			Skills             []struct{ Name, FilePath string }
+		} `json:"options"`
+		Tools []struct {
+			Name             string
+			PromptGuidelines []string
+			SourceInfo       map[string]string
+		}
+		Cmds []struct{ SourceInfo map[string]string }
+	}
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	o := got.Options
+	if !slices.Contains(o.SelectedTools, "probe_tool") || !slices.Contains(o.SelectedTools, "read") || o.ToolSnippets["probe_tool"] != "PROBE-SNIPPET" ||
+		!slices.Contains(o.PromptGuidelines, "PROBE-GUIDELINE") || o.AppendSystemPrompt != "APPENDED-TEXT" || o.Cwd != p.dir {
+		t.Errorf("systemPromptOptions %+v", o)
+	}
+	if len(o.ContextFiles) != 1 || o.ContextFiles[0].Content != "GLOBAL-AGENTS-RULES\n" || len(o.Skills) != 1 || o.Skills[0].Name != "probe-skill" {
+		t.Errorf("systemPromptOptions context files %+v, skills %+v", o.ContextFiles, o.Skills)
+	}
+	// The extension's sourceInfo is where discovery found it (an -e file: its argument as the
+	// source, scope temporary); tools and commands report the same.
+	ext := filepath.Join(p.dir, "toolinfo.ts")
+	wantExt := map[string]string{"path": ext, "source": "toolinfo.ts", "scope": "temporary", "origin": "package", "baseDir": p.dir}
+	for _, tl := range got.Tools {
+		switch tl.Name {
+		case "read":
+			if !maps.Equal(tl.SourceInfo, map[string]string{"path": "builtin", "source": "builtin", "scope": "temporary", "origin": "top-level"}) || len(tl.PromptGuidelines) == 0 {
+				t.Errorf("read %+v", tl)
+			}
+		case "probe_tool":
+			if !maps.Equal(tl.SourceInfo, wantExt) || !slices.Equal(tl.PromptGuidelines, []string{"PROBE-GUIDELINE"}) {
+				t.Errorf("probe_tool %+v", tl)
+			}
+		}
+	}
+	if len(got.Cmds) != 1 || !maps.Equal(got.Cmds[0].SourceInfo, wantExt) {
+		t.Errorf("getCommands %+v", got.Cmds)
+	}
+	// setActiveTools(["read","bash"]) in before_agent_start: this turn's prompt and tools drop
+	// probe_tool, edit and write.
+	p.requestHas(0, "APPENDED-TEXT", "GLOBAL-AGENTS-RULES", "- bash:")
+	p.requestLacks(0, "PROBE-SNIPPET", "PROBE-GUIDELINE", `"name":"probe_tool"`, `"name":"edit"`)
 }

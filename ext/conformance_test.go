@@ -573,7 +573,7 @@ func conformance() []conf {
 		row[*BeforeAgentStartResult]("before_agent_start", rowDef[BeforeAgentStart]{
 			full: BeforeAgentStart{Prompt: "p", Images: tImages, SystemPrompt: "base", SystemPromptOptions: SystemPromptOptions{
 				CustomPrompt: "c", SelectedTools: []string{"read"}, ToolSnippets: map[string]string{"read": "Read files"},
-				PromptGuidelines: []string{"g"}, AppendSystemPrompt: "a", Cwd: "/proj", ContextFiles: []string{"AGENTS.md"}, Skills: []any{"s"}}},
+				PromptGuidelines: []string{"g"}, AppendSystemPrompt: "a", Cwd: "/proj", ContextFiles: []PromptContextFile{{Path: "/proj/AGENTS.md", Content: "c"}}, Skills: []PromptSkill{{Name: "s", Description: "d", FilePath: "/s/SKILL.md", BaseDir: "/s"}}}},
 			keys: []string{"prompt", "images", "systemPrompt", "systemPromptOptions"},
 			nested: map[string][]string{"systemPromptOptions": {"customPrompt", "selectedTools", "toolSnippets", "promptGuidelines",
 				"appendSystemPrompt", "cwd", "contextFiles", "skills"}},

@@ -64,14 +64,31 @@ type BeforeAgentStart struct {
 
 // SystemPromptOptions are the inputs the system prompt was built from (Atomic).
 type SystemPromptOptions struct {
-	CustomPrompt       string            `json:"customPrompt,omitempty"`
-	SelectedTools      []string          `json:"selectedTools"`
-	ToolSnippets       map[string]string `json:"toolSnippets,omitempty"`     // tool name -> prompt line
-	PromptGuidelines   []string          `json:"promptGuidelines,omitempty"` // guideline bullets
-	AppendSystemPrompt string            `json:"appendSystemPrompt,omitempty"`
-	Cwd                string            `json:"cwd"`
-	ContextFiles       []string          `json:"contextFiles,omitempty"`
-	Skills             []any             `json:"skills,omitempty"` // the skills offered, as the resource loader describes them
+	CustomPrompt       string              `json:"customPrompt,omitempty"`
+	SelectedTools      []string            `json:"selectedTools"`
+	ToolSnippets       map[string]string   `json:"toolSnippets,omitempty"`     // tool name -> prompt line
+	PromptGuidelines   []string            `json:"promptGuidelines,omitempty"` // guideline bullets
+	AppendSystemPrompt string              `json:"appendSystemPrompt,omitempty"`
+	Cwd                string              `json:"cwd"`
+	ContextFiles       []PromptContextFile `json:"contextFiles,omitempty"`
+	Skills             []PromptSkill       `json:"skills,omitempty"` // the skills offered
+}
+
+// PromptContextFile is a context file of the system prompt (AGENTS.md and the like), as pi's
+// BuildSystemPromptOptions has it.
+type PromptContextFile struct {
+	Path    string `json:"path"`
+	Content string `json:"content"`
+}
+
+// PromptSkill is a skill the system prompt offers (pi's Skill: name, description, filePath,
+// baseDir, disableModelInvocation).
+type PromptSkill struct {
+	Name                   string `json:"name"`
+	Description            string `json:"description"`
+	FilePath               string `json:"filePath"`
+	BaseDir                string `json:"baseDir"`
+	DisableModelInvocation bool   `json:"disableModelInvocation,omitempty"`
 }
 
 // CustomMessage is an extension message (sendMessage, before_agent_start's message).

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"sync"
 
@@ -136,7 +137,9 @@ type ToolInfo struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"`
-	SourceInfo  SourceInfo      `json:"sourceInfo"`
+	// PromptGuidelines are the tool's guideline bullets for the system prompt.
+	PromptGuidelines []string   `json:"promptGuidelines,omitempty"`
+	SourceInfo       SourceInfo `json:"sourceInfo"`
 }
 
 // registry holds what extensions registered. mu guards all of it.
@@ -148,7 +151,35 @@ type registry struct {
 	flags     map[string]*regFlag
 	msgRender map[string]any
 	entRender map[string]any
-	active    []string // nil: the default set
+	active    []string                      // nil: the default set
+	sourceOf  func(path string) *SourceInfo // SetSourceInfo; nil or a nil answer: defaultSourceInfo
+}
+
+// SetSourceInfo gives the sourceInfo of the extension at each path (its source, scope, origin
+// and baseDir, as the loader found it) for getAllTools and getCommands; fn returns nil for a
+// path it does not know.
+func (r *Runner) SetSourceInfo(fn func(path string) *SourceInfo) {
+	r.reg.mu.Lock()
+	r.reg.sourceOf = fn
+	r.reg.mu.Unlock()
+}
+
+// builtinSourceInfo is the sourceInfo of atomic's built-in tools.
+var builtinSourceInfo = SourceInfo{Path: "builtin", Source: "builtin", Scope: "temporary", Origin: "top-level"}
+
+// sourceInfo is the sourceInfo of the extension at path: what SetSourceInfo gave, else for a
+// file a temporary local one in its directory, else (a Go extension compiled in) "sdk".
+// Called with g.mu held.
+func (g *registry) sourceInfo(path string) SourceInfo {
+	if g.sourceOf != nil {
+		if si := g.sourceOf(path); si != nil {
+			return *si
+		}
+	}
+	if filepath.IsAbs(path) {
+		return SourceInfo{Path: path, Source: "local", Scope: "temporary", Origin: "top-level", BaseDir: filepath.Dir(path)}
+	}
+	return SourceInfo{Path: path, Source: "sdk", Scope: "temporary", Origin: "top-level"}
 }
 
 type regTool struct {
@@ -252,7 +283,7 @@ func (g *registry) commandInfos() []CommandInfo {
 	names := g.invocationNames()
 	out := make([]CommandInfo, len(g.commands))
 	for i, c := range g.commands {
-		out[i] = CommandInfo{Name: names[i], Description: c.cmd.Description, HasArgumentCompletions: c.cmd.Completions != nil, Source: "extension", SourceInfo: SourceInfo{Path: c.ext.Path}}
+		out[i] = CommandInfo{Name: names[i], Description: c.cmd.Description, HasArgumentCompletions: c.cmd.Completions != nil, Source: "extension", SourceInfo: g.sourceInfo(c.ext.Path)}
 	}
 	return out
 }
@@ -381,12 +412,22 @@ func (g *registry) activeToolNames(builtins []tool.Tool) []string {
 func (g *registry) allTools(builtins []tool.Tool) []ToolInfo {
 	all, src := g.toolSet(builtins, nil)
 	out := make([]ToolInfo, len(all))
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for i, t := range all {
-		out[i] = ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), SourceInfo: SourceInfo{Path: src[t.Name()]}}
-		if s, ok := t.(tool.Sourced); ok && src[t.Name()] != "" {
-			if p, source := s.Source(); p == src[t.Name()] {
-				out[i].SourceInfo.Source = source
+		si := builtinSourceInfo
+		if p := src[t.Name()]; p != "builtin" {
+			si = g.sourceInfo(p)
+			// A built-in that names its own source (an MCP tool) keeps it.
+			if s, ok := t.(tool.Sourced); ok {
+				if sp, source := s.Source(); sp == p {
+					si = SourceInfo{Path: p, Source: source, Scope: "temporary", Origin: "top-level"}
+				}
 			}
+		}
+		out[i] = ToolInfo{Name: t.Name(), Description: t.Description(), Parameters: t.Parameters(), SourceInfo: si}
+		if pr, ok := t.(tool.Prompter); ok {
+			out[i].PromptGuidelines = pr.PromptGuidelines()
 		}
 	}
 	return out

@@ -213,9 +213,17 @@ func (s *Session) runTurn(ctx context.Context, text string, images []llm.Content
 	if s.runner.Has(ext.IDBeforeAgentStart) {
 		out, _, _ := emit[*ext.BeforeAgentStartResult](s, ctx, ext.BeforeAgentStart{
 			Prompt: text, Images: images, SystemPrompt: base,
-			SystemPromptOptions: ext.SystemPromptOptions{SelectedTools: s.toolNames(), Cwd: s.opts.Cwd},
+			SystemPromptOptions: s.systemPromptOptions(),
 		})
 		systemPrompt = out.SystemPrompt
+		// A handler that changed the tools (setActiveTools) rebuilt the base prompt: this turn
+		// advertises the new tool set, under whatever the handlers added around the old base.
+		s.mu.Lock()
+		rebuilt := s.basePrompt
+		s.mu.Unlock()
+		if rebuilt != base {
+			systemPrompt = strings.Replace(systemPrompt, base, rebuilt, 1)
+		}
 		for _, m := range out.Messages {
 			msgs = append(msgs, s.customMessage(m, false))
 		}
@@ -296,6 +304,18 @@ func (s *Session) runCommand(ctx context.Context, name string, cmd ext.Command, 
 		}
 	}()
 	return cmd.Handler(ctx, s.commandContext(ctx), args)
+}
+
+// systemPromptOptions are before_agent_start's systemPromptOptions for the active tools.
+func (s *Session) systemPromptOptions() ext.SystemPromptOptions {
+	if s.opts.SystemPromptOptions != nil {
+		o := s.opts.SystemPromptOptions(s.agent.Config().Tools)
+		if o.SelectedTools == nil {
+			o.SelectedTools = []string{}
+		}
+		return o
+	}
+	return ext.SystemPromptOptions{SelectedTools: s.toolNames(), Cwd: s.opts.Cwd}
 }
 
 func (s *Session) toolNames() []string {

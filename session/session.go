@@ -63,6 +63,9 @@ type Options struct {
 	// SystemPromptBuilder rebuilds the system prompt for a tool set (after extensions changed
 	// the tools); nil keeps SystemPrompt.
 	SystemPromptBuilder func(tools []tool.Tool) string
+	// SystemPromptOptions describes the inputs of the system prompt for a tool set (before_agent_start's
+	// systemPromptOptions, seed 004); nil: only the selected tools and the cwd.
+	SystemPromptOptions func(tools []tool.Tool) ext.SystemPromptOptions
 	// Cwd is the working directory; "" is the store's cwd.
 	Cwd string
 	// Skills are the skills `/skill:name args` expands and get_commands lists
@@ -187,6 +190,15 @@ func newSession(o Options, st *stream) (*Session, error) {
 	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, opts: o, basePrompt: o.SystemPrompt, stream: st}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.runner = ext.NewRunner(s.newContext)
+	if len(o.ExtensionSourceInfo) > 0 {
+		// getAllTools and getCommands name where each extension was found.
+		s.runner.SetSourceInfo(func(path string) *ext.SourceInfo {
+			if si, ok := o.ExtensionSourceInfo[path]; ok {
+				return &si
+			}
+			return nil
+		})
+	}
 	if o.ExtensionHandlerTimeout > 0 {
 		// A second's grace lets the extension host's own bound, which names the handler, answer
 		// first.

@@ -217,6 +217,7 @@ func (m *model) appAction(a string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	case keys.Suspend:
+		m.releaseTerminal()
 		return tea.Suspend, true
 	case keys.ViewPageUp:
 		m.chat.Scroll(max(m.height/2, 1))
@@ -387,7 +388,7 @@ func (m *model) externalEditor() tea.Cmd {
 	f.Close()
 	parts := strings.Fields(ed)
 	c := exec.Command(parts[0], append(parts[1:], path)...)
-	return tea.ExecProcess(c, func(err error) tea.Msg {
+	return tea.Exec(&termExec{c: c, m: m}, func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
 			return editorDoneMsg{err: err}

@@ -16,6 +16,7 @@ import (
 	"github.com/atomic-cli/atomic/mode/tui/component"
 	"github.com/atomic-cli/atomic/mode/tui/editor"
 	"github.com/atomic-cli/atomic/mode/tui/keys"
+	"github.com/atomic-cli/atomic/mode/tui/screen"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
 	"github.com/atomic-cli/atomic/session"
 )
@@ -97,6 +98,13 @@ type model struct {
 	footerCache *footerStats     // nil: recompute
 	footerSess  *session.Session // the session footerCache was computed for
 
+	// painting (tui.md §9.3): frames are painted after updates, at most one per frameInterval
+	// unless the user typed; a later paint is scheduled when one is due.
+	scr          *screen.Screen // nil until Run sets it up (model tests paint nothing)
+	tty          *tty
+	lastPaint    time.Time
+	paintPending bool
+
 	wg sync.WaitGroup // goroutines started by our commands that outlive Update
 }
 
@@ -156,15 +164,97 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.shutdownDue() {
 		cmd = tea.Batch(cmd, m.Quit())
 	}
-	return m, tea.Batch(cmd, m.ensureSpinner())
+	return m, tea.Batch(cmd, m.ensureSpinner(), m.schedulePaint(msg))
+}
+
+// paintMsg asks for a frame that was held back by the frame interval.
+type paintMsg struct{}
+
+// schedulePaint paints the screen after an update: at once for input (a typed key shows within
+// the frame it was typed in) and when the last frame is older than frameInterval, otherwise once
+// the interval has passed. Bursts of updates coalesce into one frame.
+func (m *model) schedulePaint(msg tea.Msg) tea.Cmd {
+	if m.scr == nil || m.quitting {
+		return nil
+	}
+	if _, ok := msg.(paintMsg); ok {
+		m.paintPending = false
+	}
+	now := time.Now()
+	since := now.Sub(m.lastPaint)
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.PasteMsg, tea.WindowSizeMsg, tea.MouseWheelMsg, paintMsg:
+		since = frameInterval
+	}
+	if since >= frameInterval {
+		m.paint()
+		m.lastPaint = now
+		return nil
+	}
+	if m.paintPending {
+		return nil
+	}
+	m.paintPending = true
+	return tea.Tick(frameInterval-since, func(time.Time) tea.Msg { return paintMsg{} })
+}
+
+// paint writes the current frame's changes to the terminal.
+func (m *model) paint() {
+	if m.scr == nil {
+		return
+	}
+	_, _ = m.scr.Paint(m.frame())
+}
+
+// startScreen takes over the terminal and paints the first frame.
+func (m *model) startScreen() error {
+	if err := m.scr.Start(); err != nil {
+		return err
+	}
+	m.paint()
+	m.lastPaint = time.Now()
+	return nil
+}
+
+// releaseTerminal gives the terminal back (before an external program runs or a suspend).
+func (m *model) releaseTerminal() {
+	if m.scr == nil {
+		return
+	}
+	_ = m.scr.Stop()
+	m.tty.restore()
+}
+
+// restoreTerminal takes the terminal again after releaseTerminal and repaints everything.
+func (m *model) restoreTerminal() {
+	if m.scr == nil {
+		return
+	}
+	_ = m.tty.makeRaw()
+	if w, h, ok := m.tty.size(); ok {
+		m.width, m.height = w, h
+		m.scr.Resize(w, h)
+	}
+	_ = m.startScreen()
 }
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		if msg.Width <= 0 || msg.Height <= 0 {
+			return nil // Bubble Tea's own start-up size when it does not own the terminal
+		}
 		m.width, m.height = msg.Width, msg.Height
 		m.ext.cols.Store(int64(msg.Width))
 		m.ext.rows.Store(int64(msg.Height))
+		if m.scr != nil {
+			m.scr.Resize(msg.Width, msg.Height)
+		}
+		return nil
+	case tea.ResumeMsg:
+		m.restoreTerminal()
+		return nil
+	case paintMsg:
 		return nil
 	case eventsMsg:
 		var cmds []tea.Cmd
@@ -346,7 +436,13 @@ func gitBranch(dir string) string {
 // View draws the screen (tui.md §1.1, Atomic's fullscreen layout): the transcript fills what the
 // docked bottom stack leaves; the stack is pending messages, the working line, widgets above the
 // editor, the editor slot, the footer and widgets below.
-func (m *model) View() tea.View {
+//
+// The screen package paints it (Bubble Tea runs without its renderer); View itself returns an
+// empty view for Bubble Tea.
+func (m *model) View() tea.View { return tea.View{} }
+
+// frame builds the screen's lines, cursor and title.
+func (m *model) frame() screen.Frame {
 	w, h := m.width, m.height
 	if w < 10 {
 		w = 10
@@ -395,15 +491,11 @@ func (m *model) View() tea.View {
 	}
 	lines = append(lines, dock...)
 	lines = m.drawOverlays(lines, w, h)
-	v := tea.NewView(strings.Join(lines, "\n"))
-	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = m.windowTitle()
+	f := screen.Frame{Lines: lines, Title: m.windowTitle()}
 	if curOK && slotTop+curRow >= 0 {
-		v.Cursor = tea.NewCursor(curCol, th+slotTop+curRow)
-		v.Cursor.Blink = false
+		f.Cursor, f.CursorRow, f.CursorCol = true, th+slotTop+curRow, curCol
 	}
-	return v
+	return f
 }
 
 func (m *model) editorBorder() string {

@@ -14,6 +14,7 @@ import (
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/mode/tui/command"
 	"github.com/atomic-cli/atomic/mode/tui/keys"
+	"github.com/atomic-cli/atomic/mode/tui/screen"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
 	"github.com/atomic-cli/atomic/session"
 )
@@ -123,18 +124,24 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 			m.notice("warning", err.Error())
 		}
 	}
-	popts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutSignalHandler(), tea.WithFPS(fps)}
-	if o.In != nil {
-		popts = append(popts, tea.WithInput(o.In))
+	// Bubble Tea reads and decodes the input and writes terminal requests (OSC 52 for /copy, once
+	// a second: its frame ticker has nothing else to do); the screen package paints (only changed lines, in
+	// synchronized updates), so the terminal's modes, raw mode and size are ours to manage.
+	tt, err := openTTY(o)
+	if err != nil {
+		return 1, err
 	}
-	if o.Out != nil {
-		popts = append(popts, tea.WithOutput(o.Out))
+	defer tt.restore()
+	m.tty = tt
+	m.scr = screen.New(tt.out, tt.width, tt.height)
+	m.width, m.height = tt.width, tt.height
+	if err := m.startScreen(); err != nil {
+		return 1, err
 	}
+	defer func() { _ = m.scr.Stop() }()
+	popts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1), tea.WithInput(tt.in), tea.WithOutput(tt.rawOut)}
 	if o.Env != nil {
 		popts = append(popts, tea.WithEnvironment(o.Env))
-	}
-	if o.Width > 0 && o.Height > 0 {
-		popts = append(popts, tea.WithWindowSize(o.Width, o.Height))
 	}
 	if path := os.Getenv("ATOMIC_TUI_CPUPROFILE"); path != "" {
 		// Diagnostics: a CPU profile of the whole interactive run (bench/ uses it to find hot
@@ -157,8 +164,10 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 	unsubscribe := subscribe(rt, q)
 	u.ext.attach(p)
 	unShutdown := rt.OnShutdownRequest(u.ext.shutdownRequested)
+	stopResize := tt.watchResize(p.Send)
+	defer stopResize()
 
-	_, err := p.Run()
+	_, err = p.Run()
 	unShutdown()
 	unsubscribe()
 	q.close()

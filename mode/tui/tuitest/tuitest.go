@@ -326,6 +326,15 @@ func (t *Term) Recorded() []byte {
 	return bytes.Clone(t.raw.Bytes())
 }
 
+// WaitRecorded waits until ok holds for the bytes kept since Record; what describes the
+// condition in the failure message.
+func (t *Term) WaitRecorded(what string, ok func(raw []byte) bool) {
+	t.t.Helper()
+	if err := t.waitUntil(func() bool { return ok(t.Recorded()) }); err != nil {
+		t.t.Fatalf("%v waiting for %s; recorded %q", err, what, t.Recorded())
+	}
+}
+
 // errTimeout is returned by waits that ran past Timeout.
 var errTimeout = errors.New("tuitest: timed out")
 

@@ -594,24 +594,46 @@ func (e *Editor) runeWidth(r rune) int {
 	return ansi.StringWidth(string(r))
 }
 
-// layout splits the buffer into visual rows of at most w cells (character wrap; markers never
-// split).
+// layout splits the buffer into visual rows of at most w cells, word-aware (tui.md §3.1): a row
+// that would overflow breaks after its last space, so words move whole to the next row; a word
+// wider than the row breaks by character; a space that overflows hangs at the end of its row
+// (in the column kept for the cursor). Markers never split.
 func (e *Editor) layout(w int) []row {
 	if w < 2 {
 		w = 2
 	}
 	var rows []row
 	start, col := 0, 0
-	for i, r := range e.buf {
+	lastSpace := -1 // the last space of the current row
+	for i := 0; i < len(e.buf); i++ {
+		r := e.buf[i]
 		if r == '\n' {
 			rows = append(rows, row{start, i})
-			start, col = i+1, 0
+			start, col, lastSpace = i+1, 0, -1
 			continue
 		}
 		rw := e.runeWidth(r)
 		if col+rw > w && col > 0 {
-			rows = append(rows, row{start, i})
-			start, col = i, 0
+			if r == ' ' {
+				rows = append(rows, row{start, i + 1})
+				start, col, lastSpace = i+1, 0, -1
+				continue
+			}
+			if lastSpace >= start {
+				rows = append(rows, row{start, lastSpace + 1})
+				start, col = lastSpace+1, 0
+				for j := start; j < i; j++ {
+					col += e.runeWidth(e.buf[j])
+				}
+			}
+			lastSpace = -1
+			if col+rw > w && col > 0 {
+				rows = append(rows, row{start, i})
+				start, col = i, 0
+			}
+		}
+		if r == ' ' {
+			lastSpace = i
 		}
 		col += rw
 	}

@@ -117,3 +117,57 @@ func TestRenderWrapsAndScrolls(t *testing.T) {
 		t.Fatalf("cursor = %d,%d", r, c)
 	}
 }
+
+// rowsAt renders e at width and returns its text rows (without the rules).
+func rowsAt(e *Editor, width int) []string {
+	out := e.Render(theme.Dark(), width)
+	var rows []string
+	for _, l := range out[1 : len(out)-1] {
+		rows = append(rows, ansi.Strip(l))
+	}
+	return rows
+}
+
+// TestWordWrap checks long lines wrap at word boundaries within the width (one column kept for
+// the cursor), words longer than a row break by character, and Up/Down move between the wrapped
+// rows keeping the column.
+func TestWordWrap(t *testing.T) {
+	e := New(keys.Default())
+	e.MaxRows = 10
+	typeText(e, "the quick brown fox jumps over the lazy dog")
+	got := rowsAt(e, 17) // 16 text columns
+	want := []string{"the quick brown ", "fox jumps over ", "the lazy dog"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("rows = %q, want %q", got, want)
+	}
+	for _, r := range got {
+		if ansi.StringWidth(r) > 16 {
+			t.Fatalf("row %q wider than 16", r)
+		}
+	}
+	// The cursor is at the end: row 3 (after the top rule), column 12.
+	if r, c, _ := e.Cursor(); r != 3 || c != 12 {
+		t.Fatalf("cursor = %d,%d", r, c)
+	}
+	// Up keeps the column on the wrapped row above: "fox jumps ov|er".
+	e.HandleKey(key(tea.KeyUp, 0))
+	rowsAt(e, 17)
+	if r, c, _ := e.Cursor(); r != 2 || c != 12 {
+		t.Fatalf("after up: cursor = %d,%d", r, c)
+	}
+	typeText(e, "X")
+	if got := e.Text(); got != "the quick brown fox jumps ovXer the lazy dog" {
+		t.Fatalf("insert after up: %q", got)
+	}
+	e.HandleKey(key(tea.KeyDown, 0))
+	rowsAt(e, 17)
+	if r, _, _ := e.Cursor(); r != 3 {
+		t.Fatalf("after down: row %d", r)
+	}
+
+	// A word wider than the row breaks by character.
+	e.SetText(strings.Repeat("x", 20) + " end")
+	if got := rowsAt(e, 9); strings.Join(got, "|") != "xxxxxxxx|xxxxxxxx|xxxx end" {
+		t.Fatalf("long word rows = %q", got)
+	}
+}

@@ -80,7 +80,7 @@ func runResume(h Host, _ string) tea.Cmd {
 		}
 		return nil
 	}
-	h.ShowDialog(selector.NewSessions(slotTheme(h), slotKeys(h), visibleSessions(local), loadAll, current, nil, remove, func(in *store.SessionInfo) tea.Cmd {
+	picker := selector.NewSessions(slotTheme(h), slotKeys(h), visibleSessions(local), loadAll, current, nil, remove, func(in *store.SessionInfo) tea.Cmd {
 		if in == nil || in.Path == current {
 			return nil
 		}
@@ -91,7 +91,33 @@ func runResume(h Host, _ string) tea.Cmd {
 			c, err := rt.SwitchSession(ctx, path, ext.SwitchOptions{})
 			return replaced(c, err, "Resume", func(h Host) { h.Notify("info", "Resumed session") })
 		}
-	}))
+	})
+	picker.SetRename(func(path, name string) error { return renameSession(rt, current, path, name) })
+	h.ShowDialog(picker)
+	return nil
+}
+
+// renameSession sets the display name of the session file at path (a session_info entry): the
+// live session through the runtime (session_info_changed follows), any other file by opening it
+// for writing (which fails while another process holds it).
+func renameSession(rt *session.Runtime, current, path, name string) error {
+	if path == current {
+		if err := rt.Session().SetSessionName(name); err != nil {
+			return fmt.Errorf("rename session: %w", err)
+		}
+		return nil
+	}
+	st, err := store.Open(path, "")
+	if err != nil {
+		return fmt.Errorf("rename session %s: %w", filepath.Base(path), err)
+	}
+	_, err = st.AppendSessionInfo(name)
+	if cerr := st.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("rename session %s: %w", filepath.Base(path), err)
+	}
 	return nil
 }
 

@@ -265,3 +265,55 @@ func TestScopedModelsToggleAndSave(t *testing.T) {
 		t.Fatal("ctrl+s did not save")
 	}
 }
+
+// TestSessionsRename: ctrl+r edits the selected session's name in place; Enter saves it through
+// the rename callback and the row shows the new name; Escape cancels; an error is shown.
+func TestSessionsRename(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	s := NewSessions(th, keys, testInfos(now), nil, "/s/3.jsonl", func() time.Time { return now }, nil, nil)
+	if strings.Contains(view(s, 80), "rename") {
+		t.Fatal("rename hint shown without a way to save")
+	}
+	var gotPath, gotName string
+	s.SetRename(func(path, name string) error {
+		if name == "bad" {
+			return errors.New("rename session: locked by pid 7")
+		}
+		gotPath, gotName = path, name
+		return nil
+	})
+	s.HandleKey(key("down")) // "release notes"
+	s.HandleKey(ctrl('r'))
+	if v := view(s, 80); !strings.Contains(v, "Rename session: release notes") {
+		t.Fatalf("rename line missing:\n%s", v)
+	}
+	for range len("release notes") {
+		s.HandleKey(key("backspace"))
+	}
+	typeText(s, "v2 notes")
+	s.HandleKey(key("enter"))
+	if gotPath != "/s/2.jsonl" || gotName != "v2 notes" {
+		t.Fatalf("rename saved %q %q", gotPath, gotName)
+	}
+	if v := view(s, 80); !strings.Contains(v, "v2 notes") || strings.Contains(v, "release notes") || strings.Contains(v, "Rename session:") {
+		t.Fatalf("renamed row not shown:\n%s", v)
+	}
+	if s.Done() {
+		t.Fatal("saving a name closed the picker")
+	}
+	// Escape cancels only the rename; a failing save shows its error and keeps the old name.
+	s.HandleKey(ctrl('r'))
+	s.HandleKey(key("esc"))
+	if s.Done() || strings.Contains(view(s, 80), "Rename session:") {
+		t.Fatal("escape did not cancel the rename alone")
+	}
+	s.HandleKey(ctrl('r'))
+	for range len("v2 notes") {
+		s.HandleKey(key("backspace"))
+	}
+	typeText(s, "bad")
+	s.HandleKey(key("enter"))
+	if v := view(s, 80); !strings.Contains(v, "locked by pid 7") || !strings.Contains(v, "v2 notes") {
+		t.Fatalf("failed rename:\n%s", v)
+	}
+}

@@ -31,7 +31,8 @@ type SessionsLoaded struct {
 // Sessions is the /resume picker (tui.md §10.1): sessions of the current folder (Tab: all),
 // newest first, searchable (tokens fuzzy on id, name, message text and cwd; "quoted phrase"
 // literal; re:<regex> case-insensitive), ctrl+s toggles Recent/Fuzzy order, ctrl+n named only,
-// ctrl+d deletes after an inline confirm. Enter opens the selected session.
+// ctrl+d deletes after an inline confirm, ctrl+r renames the selected session in place (Enter saves,
+// Escape cancels; once SetRename gave a way to save). Enter opens the selected session.
 type Sessions struct {
 	th       slot.Theme
 	keys     slot.Keys
@@ -50,6 +51,9 @@ type Sessions struct {
 	confirm  string // path pending deletion
 	errText  string
 	onDelete func(path string) error
+	onRename func(path, name string) error
+	renaming string // path being renamed ("" when not renaming)
+	newName  slot.Input
 	onDone   func(info *store.SessionInfo) tea.Cmd
 	done     bool
 }
@@ -158,6 +162,10 @@ func sessionMatcher(q string) func(store.SessionInfo) (float64, bool) {
 	}
 }
 
+// SetRename enables renaming (app.session.rename): save writes the new display name of the
+// session file at path ("" clears it) and returns the error to show.
+func (s *Sessions) SetRename(save func(path, name string) error) { s.onRename = save }
+
 // Done implements slot.Dialog.
 func (s *Sessions) Done() bool { return s.done }
 
@@ -190,8 +198,12 @@ func (s *Sessions) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// HandlePaste types into the search.
+// HandlePaste types into the search (or the new name while renaming).
 func (s *Sessions) HandlePaste(text string) tea.Cmd {
+	if s.renaming != "" {
+		s.newName.Paste(text)
+		return nil
+	}
 	s.search.Paste(text)
 	s.refilter()
 	return nil
@@ -220,6 +232,33 @@ func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 			s.list.SetCursor(cur)
 		case s.keys.Is(k, slot.SelectCancel):
 			s.confirm = ""
+		}
+		return nil
+	}
+	if s.renaming != "" {
+		switch {
+		case s.keys.Is(k, slot.SelectConfirm):
+			path, name := s.renaming, strings.TrimSpace(s.newName.Value())
+			s.renaming = ""
+			if err := s.onRename(path, name); err != nil {
+				s.errText = err.Error()
+				return nil
+			}
+			s.errText = ""
+			for _, list := range [][]store.SessionInfo{s.local, s.all} {
+				for i := range list {
+					if list[i].Path == path {
+						list[i].Name = name
+					}
+				}
+			}
+			cur := s.list.Cursor()
+			s.refilter()
+			s.list.SetCursor(cur)
+		case s.keys.Is(k, slot.SelectCancel):
+			s.renaming = ""
+		default:
+			s.newName.Update(k)
 		}
 		return nil
 	}
@@ -252,6 +291,12 @@ func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	case s.keys.Is(k, "app.session.toggleNamedFilter"):
 		s.named = !s.named
 		s.refilter()
+	case s.keys.Is(k, "app.session.rename") && s.onRename != nil:
+		if len(s.shown) > 0 {
+			in := s.shown[s.list.Cursor()]
+			s.renaming = in.Path
+			s.newName.SetValue(in.Name)
+		}
 	case s.keys.Is(k, "app.session.delete"):
 		if len(s.shown) > 0 {
 			p := s.shown[s.list.Cursor()].Path
@@ -322,10 +367,14 @@ func (s *Sessions) Render(width int) []string {
 	if gap := width - ansi.StringWidth(title) - ansi.StringWidth(right); gap >= 2 {
 		head += strings.Repeat(" ", gap) + right
 	}
+	hints := []string{s.keys.Label("app.session.toggleSort"), "sort", s.keys.Label("app.session.toggleNamedFilter"), "named", s.keys.Label("app.session.delete"), "delete"}
+	if s.onRename != nil {
+		hints = append(hints, s.keys.Label("app.session.rename"), "rename")
+	}
 	body := []string{head,
 		slot.Hint(th, "tab", "scope", "re:<pattern>", "regex", `"phrase"`, "exact"),
-		slot.Hint(th, s.keys.Label("app.session.toggleSort"), "sort", s.keys.Label("app.session.toggleNamedFilter"), "named", s.keys.Label("app.session.delete"), "delete"),
-		"> " + s.search.View(th, max(width-2, 1), s.confirm == "", ""), ""}
+		slot.Hint(th, hints...),
+		"> " + s.search.View(th, max(width-2, 1), s.confirm == "" && s.renaming == "", ""), ""}
 	now := s.now()
 	from, to := s.list.Window()
 	for i := from; i < to; i++ {
@@ -379,6 +428,11 @@ func (s *Sessions) Render(width int) []string {
 	}
 	if s.confirm != "" {
 		body = append(body, "", th.Error("Delete session? ")+slot.Hint(th, s.keys.Label(slot.SelectConfirm), "confirm", s.keys.Label(slot.SelectCancel), "cancel"))
+	}
+	if s.renaming != "" {
+		label := "Rename session: "
+		body = append(body, "", th.Accent(label)+s.newName.View(th, max(width-ansi.StringWidth(label), 1), true, "name (empty clears it)"),
+			slot.Hint(th, s.keys.Label(slot.SelectConfirm), "save", s.keys.Label(slot.SelectCancel), "cancel"))
 	}
 	if s.errText != "" {
 		body = append(body, "", th.Error(s.errText))

@@ -317,3 +317,48 @@ func TestSessionsRename(t *testing.T) {
 		t.Fatalf("failed rename:\n%s", v)
 	}
 }
+
+// TestTreeFoldUnfold: ctrl+left on a branch start folds its subtree (⊞) and ctrl+right unfolds
+// it (⊟); elsewhere they jump to the previous / next branch start; a search unfolds everything.
+func TestTreeFoldUnfold(t *testing.T) {
+	st, ids := treeStore(t)
+	var got *store.Entry
+	tr := NewTree(th, keys, st.Tree(), st.LeafID(), 30, func(e *store.Entry) tea.Cmd { got = e; return nil })
+	left := tea.KeyPressMsg{Code: tea.KeyLeft, Mod: tea.ModCtrl}
+	right := tea.KeyPressMsg{Code: tea.KeyRight, Mod: tea.ModCtrl}
+	// The leaf a3 is not a branch start: ctrl+left jumps up to u3, the second one folds it.
+	tr.HandleKey(left)
+	if v := view(tr, 80); !strings.Contains(v, "⊟ • user: keep them all") || !strings.Contains(v, "Keeping all files") {
+		t.Fatalf("first ctrl+left should only select u3:\n%s", v)
+	}
+	tr.HandleKey(left)
+	v := view(tr, 80)
+	if !strings.Contains(v, "⊞ • user: keep them all") || strings.Contains(v, "Keeping all files") || !strings.Contains(v, "Deleted big.bin") {
+		t.Fatalf("u3 not folded:\n%s", v)
+	}
+	// Up jumps to the previous branch start, u2, which folds too.
+	tr.HandleKey(left)
+	tr.HandleKey(left)
+	v = view(tr, 80)
+	if strings.Contains(v, "Deleted big.bin") || !strings.Contains(v, "⊞   [risky] user: delete the big one") {
+		t.Fatalf("u2 not folded:\n%s", v)
+	}
+	// ctrl+right unfolds u2; again jumps down to u3; again unfolds it.
+	tr.HandleKey(right)
+	tr.HandleKey(right)
+	tr.HandleKey(right)
+	v = view(tr, 80)
+	if !strings.Contains(v, "Deleted big.bin") || !strings.Contains(v, "Keeping all files") || strings.Contains(v, "⊞") {
+		t.Fatalf("not unfolded:\n%s", v)
+	}
+	// A search resets folds.
+	tr.HandleKey(left)
+	typeText(tr, "e")
+	if strings.Contains(view(tr, 80), "⊞") {
+		t.Fatal("a search kept a fold")
+	}
+	tr.HandleKey(key("enter"))
+	if got == nil || got.ID != ids["u3"] {
+		t.Fatalf("picked %v, want u3", got)
+	}
+}

@@ -27,6 +27,12 @@ var filterCycle = []string{FilterDefault, FilterNoTools, FilterUserOnly, FilterL
 // first; indentation grows only where the conversation branches (├─ / └─); "• " marks entries on
 // the active path and "← active" the current leaf; labels show as [label]. Typing filters by
 // text, ctrl+d/t/u/l/a pick a filter mode and ctrl+o cycles them. Enter picks an entry.
+//
+// Folding: an entry that starts a branch (one of several children) and has entries under it
+// shows ⊟, or ⊞ when folded (its subtree hidden). app.tree.foldOrUp (ctrl+← / alt+←) folds the
+// selected branch start, or, when it cannot, jumps up to the previous branch start;
+// app.tree.unfoldOrDown (ctrl+→ / alt+→) unfolds it, or jumps down to the next branch start.
+// A search or filter change unfolds everything.
 type Tree struct {
 	th      slot.Theme
 	keys    slot.Keys
@@ -41,6 +47,7 @@ type Tree struct {
 	done    bool
 	onDone  func(e *store.Entry) tea.Cmd
 	entries int
+	folded  map[string]bool // entry ids of folded branch starts
 	// OnEditLabel, when set, is called with the selected entry and its label on shift+l
 	// (app.tree.editLabel); the owner asks for the new label and calls SetLabel.
 	OnEditLabel func(e *store.Entry, label string) tea.Cmd
@@ -64,15 +71,16 @@ func (t *Tree) SetLabel(id, label string) {
 }
 
 type treeRow struct {
-	node   *store.TreeNode
-	prefix string
+	node     *store.TreeNode
+	prefix   string
+	foldable bool // a branch start with entries under it
 }
 
 // NewTree builds the navigator over roots (store.Session.Tree) with leaf the current leaf id;
 // rows is the terminal height (the list takes max(5, rows/2) lines). onDone gets the chosen
 // entry, nil on cancel.
 func NewTree(th slot.Theme, keys slot.Keys, roots []*store.TreeNode, leaf string, rows int, onDone func(e *store.Entry) tea.Cmd) *Tree {
-	t := &Tree{th: th, keys: keys, roots: roots, leaf: leaf, active: map[string]bool{}, filter: FilterDefault, onDone: onDone}
+	t := &Tree{th: th, keys: keys, roots: roots, leaf: leaf, active: map[string]bool{}, folded: map[string]bool{}, filter: FilterDefault, onDone: onDone}
 	t.height = max(5, rows/2)
 	t.list.Visible = t.height
 	byID := map[string]*store.TreeNode{}
@@ -152,7 +160,11 @@ func (t *Tree) rebuild() {
 				}
 			}
 			if t.visible(n) {
-				t.rows = append(t.rows, treeRow{node: n, prefix: prefix})
+				foldable := branching && len(n.Children) > 0
+				t.rows = append(t.rows, treeRow{node: n, prefix: prefix, foldable: foldable})
+				if foldable && t.folded[n.Entry.ID] {
+					continue
+				}
 				walk(n.Children, childIndent, len(n.Children) > 1)
 			} else {
 				walk(n.Children, indent, branching && len(n.Children) > 1)
@@ -183,6 +195,7 @@ func (t *Tree) finish(e *store.Entry) tea.Cmd {
 func (t *Tree) setFilter(f string) {
 	id := t.selectedID()
 	t.filter = f
+	clear(t.folded)
 	t.rebuild()
 	t.reselect(id)
 }
@@ -208,6 +221,7 @@ func (t *Tree) reselect(id string) {
 func (t *Tree) HandlePaste(text string) tea.Cmd {
 	id := t.selectedID()
 	t.search.Paste(text)
+	clear(t.folded)
 	t.rebuild()
 	t.reselect(id)
 	return nil
@@ -250,6 +264,10 @@ func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 				break
 			}
 		}
+	case t.keys.Is(k, "app.tree.foldOrUp"):
+		t.foldOrJump(true)
+	case t.keys.Is(k, "app.tree.unfoldOrDown"):
+		t.foldOrJump(false)
 	case k.String() == "left" || k.String() == "right":
 		page := tea.KeyPressMsg{Code: tea.KeyPgUp}
 		if k.String() == "right" {
@@ -260,11 +278,44 @@ func (t *Tree) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 	default:
 		id := t.selectedID()
 		if t.search.Update(k) {
+			clear(t.folded)
 			t.rebuild()
 			t.reselect(id)
 		}
 	}
 	return nil
+}
+
+// foldOrJump folds (up) or unfolds (down) the selected branch start; when the selection is not
+// one, or is already in that state, the selection jumps to the previous (up) or next (down)
+// branch start.
+func (t *Tree) foldOrJump(up bool) {
+	if len(t.rows) == 0 {
+		return
+	}
+	cur := t.list.Cursor()
+	r := t.rows[cur]
+	if r.foldable && t.folded[r.node.Entry.ID] != up {
+		id := r.node.Entry.ID
+		if up {
+			t.folded[id] = true
+		} else {
+			delete(t.folded, id)
+		}
+		t.rebuild()
+		t.reselect(id)
+		return
+	}
+	step := 1
+	if up {
+		step = -1
+	}
+	for i := cur + step; i >= 0 && i < len(t.rows); i += step {
+		if t.rows[i].foldable {
+			t.list.SetCursor(i)
+			return
+		}
+	}
 }
 
 // Render implements slot.Dialog: the window keeps the selection near its middle.
@@ -278,6 +329,13 @@ func (t *Tree) Render(width int) []string {
 		r := t.rows[i]
 		e := r.node.Entry
 		line := th.Dim(r.prefix)
+		if r.foldable {
+			if t.folded[e.ID] {
+				line += th.Accent("⊞ ")
+			} else {
+				line += th.Dim("⊟ ")
+			}
+		}
 		if t.active[e.ID] {
 			line += th.Accent("• ")
 		} else {
@@ -300,7 +358,13 @@ func (t *Tree) Render(width int) []string {
 	}
 	body = append(body, "", th.Muted(fmt.Sprintf("Filter: %s  (%d/%d)", t.filter, min(t.list.Cursor()+1, n), n)),
 		th.Muted("Type to search: ")+t.search.Value())
-	hint := slot.Hint(th, "↑↓", "move", "←→", "page", t.keys.Label(slot.SelectConfirm), "select", t.keys.Label(slot.SelectCancel), "cancel",
+	fold, unfold := t.keys.Label("app.tree.foldOrUp"), t.keys.Label("app.tree.unfoldOrDown")
+	if mod, ok := strings.CutSuffix(fold, "left"); ok && unfold == mod+"right" {
+		fold = mod + "←→"
+	} else {
+		fold += "/" + unfold
+	}
+	hint := slot.Hint(th, "↑↓", "move", "←→", "page", fold, "fold", t.keys.Label(slot.SelectConfirm), "select", t.keys.Label(slot.SelectCancel), "cancel",
 		t.keys.Label("app.tree.filter.cycleForward"), "filter")
 	return slot.Fit(slot.Frame(th, width, "Session tree", body, hint), width)
 }

@@ -197,6 +197,8 @@ func (m *model) appAction(a string, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	case keys.EditorExternal:
 		return m.externalEditor(), true
+	case keys.PasteImage:
+		return m.pasteClipboardImage(), true
 	case keys.MessageFollowUp:
 		text := strings.TrimSpace(m.ed.Value())
 		if text == "" {
@@ -293,9 +295,10 @@ func (m *model) submit(text string) tea.Cmd {
 	m.prompting = true
 	ctx := m.ctx
 	rt := m.rt
+	images := m.takeImages(text)
 	return func() tea.Msg {
 		s := rt.Session()
-		err := s.PromptWith(ctx, text, session.PromptOptions{Source: "interactive"})
+		err := s.PromptWith(ctx, text, session.PromptOptions{Source: "interactive", Images: images})
 		if err == nil {
 			if werr := s.WaitIdle(ctx); werr != nil && ctx.Err() == nil {
 				err = werr

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/mode/tui/chat"
+	"github.com/atomic-cli/atomic/mode/tui/clipimg"
 	"github.com/atomic-cli/atomic/mode/tui/command"
 	"github.com/atomic-cli/atomic/mode/tui/component"
 	"github.com/atomic-cli/atomic/mode/tui/editor"
@@ -88,6 +90,8 @@ type model struct {
 	ac            acLoop   // extension autocomplete providers' requests in flight
 	fileList      []string // @ completion candidates, listed once per cwd
 	fileListDir   string
+
+	images []string // image files pasted into the editor: attached to the prompt naming them
 
 	// streaming state
 	cur   *chat.AssistantBlock
@@ -317,8 +321,22 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			}
 			return nil
 		}
+		if path := clipimg.PastedPath(msg.Content); path != "" {
+			m.insertImagePath(path) // a dropped image file (tui.md §3.5)
+			return nil
+		}
 		m.ed.Paste(msg.Content)
 		m.refreshCompletion(false)
+		return nil
+	case clipImageMsg:
+		switch {
+		case errors.Is(msg.err, clipimg.ErrNoImage):
+			m.notice("warning", "No image on the clipboard")
+		case msg.err != nil:
+			m.notice("error", "Paste image: "+msg.err.Error())
+		default:
+			m.insertImagePath(msg.path)
+		}
 		return nil
 	case tea.KeyPressMsg:
 		return m.onKey(msg)

@@ -64,4 +64,3 @@ func (m *model) takeImages(text string) []llm.Content {
 	m.images = nil
 	return out
 }
-

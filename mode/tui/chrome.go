@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/mode/tui/component"
 	"github.com/atomic-cli/atomic/mode/tui/keys"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
@@ -75,6 +76,7 @@ type footerStats struct {
 	in, out, cacheRead, cacheWrite int64
 	cost                           float64
 	ctxPercent                     float64 // <0: unknown
+	ctxTokens                      int64   // the context size behind ctxPercent
 	window                         int
 	name                           string // session name
 }
@@ -91,9 +93,41 @@ func (m *model) stats() footerStats {
 	}
 	fs.in, fs.out, fs.cacheRead, fs.cacheWrite, fs.cost = st.Tokens.Input, st.Tokens.Output, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Cost
 	if u := st.ContextUsage; u != nil && u.ContextWindow > 0 {
-		fs.ctxPercent, fs.window = u.Percent, u.ContextWindow
+		fs.ctxPercent, fs.window, fs.ctxTokens = u.Percent, u.ContextWindow, u.Tokens
 	}
 	return fs
+}
+
+// footerAdd updates the footer's figures for a message that just ended, the way Session.Stats
+// computes them, without walking the whole context again (on a 10,000-message session that walk
+// copies every message): an assistant message adds its usage to the totals and, unless it
+// failed, its total becomes the context size; any other message adds its estimate (JSON bytes /
+// 4) to the context size. Nothing is cached yet: the next frame computes everything.
+func (m *model) footerAdd(msg *llm.Message) {
+	fs := m.footerCache
+	if fs == nil || msg == nil {
+		return
+	}
+	if msg.Role == llm.RoleAssistant {
+		u := msg.Usage
+		fs.in, fs.out, fs.cacheRead, fs.cacheWrite = fs.in+u.Input, fs.out+u.Output, fs.cacheRead+u.CacheRead, fs.cacheWrite+u.CacheWrite
+		fs.cost += u.Cost.Total
+		if msg.StopReason != llm.StopError && msg.StopReason != llm.StopAborted {
+			fs.ctxTokens = u.Input + u.Output + u.CacheRead + u.CacheWrite
+		} else {
+			fs.addEstimate(msg)
+		}
+	} else {
+		fs.addEstimate(msg)
+	}
+	if fs.ctxPercent >= 0 && fs.window > 0 {
+		fs.ctxPercent = float64(fs.ctxTokens) * 100 / float64(fs.window)
+	}
+}
+
+func (fs *footerStats) addEstimate(msg *llm.Message) {
+	b, _ := msg.AppendJSON(nil)
+	fs.ctxTokens += int64(len(b)+3) / 4
 }
 
 // footer is pi's footer (tui.md §1.3): cwd (branch) • session name; stats left and the model

@@ -88,8 +88,8 @@ func (m *model) addMessage(msg *llm.Message, history bool) {
 // onEvent applies one session event to the screen.
 func (m *model) onEvent(ev any) tea.Cmd {
 	switch e := ev.(type) {
-	case evMessageEnd, evAgentEnd:
-		m.footerCache = nil
+	case evMessageEnd:
+		m.footerAdd(e.m)
 	case evSession:
 		switch e.typ {
 		case "model_changed", "thinking_level_changed", "session_info_changed", "compaction_end",
@@ -148,7 +148,7 @@ func (m *model) onEvent(ev any) tea.Cmd {
 			b := m.cur
 			b.Streaming = false
 			b.StopReason, b.ErrorMessage = e.m.StopReason, e.m.ErrorMessage
-			b.Content = b.Content[:0]
+			var content []llm.Content
 			for _, c := range e.m.Content {
 				if c.Type == llm.ContentToolCall {
 					b.HasToolCalls = true
@@ -158,8 +158,9 @@ func (m *model) onEvent(ev any) tea.Cmd {
 					}
 					continue
 				}
-				b.Content = append(b.Content, c)
+				content = append(content, c)
 			}
+			b.SetContent(content)
 			m.chat.Touch(b)
 			m.cur = nil
 		}

@@ -152,6 +152,15 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 			}
 		}
 	}
+	if path := os.Getenv("ATOMIC_TUI_MEMPROFILE"); path != "" {
+		// Diagnostics: the allocations of the whole interactive run, written at exit.
+		defer func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 	p := tea.NewProgram(m, popts...)
 	u.prog = p
 	close(u.ready)

@@ -104,6 +104,9 @@ type AssistantBlock struct {
 	Streaming bool
 
 	cache []mdCache // per content index
+	// bufs hold the streamed text of each content index (deltas append in amortised O(1); the
+	// Content strings are refreshed from them when the block renders).
+	bufs []*strings.Builder
 }
 
 // mdCache is the rendering of one text block at one width: while streaming, prefix holds the
@@ -117,19 +120,50 @@ type mdCache struct {
 }
 
 // AppendDelta adds a text or thinking delta to content block idx, growing the content as needed.
+// The text is kept in a builder until the block renders (or Sync is called), so a long stream
+// does not copy its whole text on every delta.
 func (b *AssistantBlock) AppendDelta(idx int, typ, delta string) {
 	for len(b.Content) <= idx {
 		b.Content = append(b.Content, llm.Content{})
 	}
-	c := &b.Content[idx]
-	switch typ {
-	case llm.ContentThinking:
-		c.Type = llm.ContentThinking
-		c.Thinking += delta
-	case llm.ContentText:
-		c.Type = llm.ContentText
-		c.Text += delta
+	for len(b.bufs) <= idx {
+		b.bufs = append(b.bufs, nil)
 	}
+	c := &b.Content[idx]
+	buf := b.bufs[idx]
+	if buf == nil {
+		buf = &strings.Builder{}
+		switch typ {
+		case llm.ContentThinking:
+			buf.WriteString(c.Thinking)
+		case llm.ContentText:
+			buf.WriteString(c.Text)
+		}
+		b.bufs[idx] = buf
+	}
+	c.Type = typ
+	buf.WriteString(delta)
+}
+
+// Sync copies the streamed text into Content (Render does it itself).
+func (b *AssistantBlock) Sync() {
+	for i, buf := range b.bufs {
+		if buf == nil || i >= len(b.Content) {
+			continue
+		}
+		c := &b.Content[i]
+		switch c.Type {
+		case llm.ContentThinking:
+			c.Thinking = buf.String()
+		case llm.ContentText:
+			c.Text = buf.String()
+		}
+	}
+}
+
+// SetContent replaces the content (the final message), dropping the streamed text.
+func (b *AssistantBlock) SetContent(content []llm.Content) {
+	b.Content, b.bufs = content, nil
 }
 
 func (b *AssistantBlock) markdown(env *Env, i int, text string, width int) []string {
@@ -171,6 +205,7 @@ func (b *AssistantBlock) markdown(env *Env, i int, text string, width int) []str
 
 // Render implements Block.
 func (b *AssistantBlock) Render(env *Env, width int) []string {
+	b.Sync()
 	th := env.Theme
 	var out []string
 	inner := max(width-2, 4)

@@ -146,6 +146,9 @@ type Term struct {
 	cmd  *exec.Cmd
 	ptmx *os.File
 	emu  *vt.SafeEmulator
+	// emuMu serialises the emulator's writes with String and the title callback (SafeEmulator
+	// does not lock String).
+	emuMu sync.Mutex
 
 	mu      sync.Mutex // guards written, exited, code, raw; cond waits on it
 	cond    *sync.Cond
@@ -181,7 +184,11 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 	}
 	term := &Term{t: t, cmd: cmd, ptmx: ptmx, emu: vt.NewSafeEmulator(w, h), record: true}
 	term.cond = sync.NewCond(&term.mu)
-	term.emu.SetCallbacks(vt.Callbacks{Title: func(s string) { term.title = s }})
+	term.emu.SetCallbacks(vt.Callbacks{Title: func(s string) {
+		term.mu.Lock()
+		term.title = s
+		term.mu.Unlock()
+	}})
 	go term.readLoop()
 	go term.replyLoop()
 	go func() {
@@ -214,7 +221,9 @@ func (t *Term) readLoop() {
 	for {
 		n, err := t.ptmx.Read(buf)
 		if n > 0 {
+			t.emuMu.Lock()
 			_, _ = t.emu.Write(buf[:n])
+			t.emuMu.Unlock()
 			t.mu.Lock()
 			t.written += int64(n)
 			if t.record {
@@ -286,7 +295,10 @@ func (t *Term) Press(keys ...string) {
 
 // Screen returns the visible screen as text, one line per row, trailing spaces removed.
 func (t *Term) Screen() string {
-	lines := strings.Split(t.emu.String(), "\n")
+	t.emuMu.Lock()
+	text := t.emu.String()
+	t.emuMu.Unlock()
+	lines := strings.Split(text, "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
@@ -430,7 +442,9 @@ func (t *Term) WaitExit() int {
 // Resize changes the terminal size (the program gets SIGWINCH).
 func (t *Term) Resize(w, h int) {
 	t.t.Helper()
+	t.emuMu.Lock()
 	t.emu.Resize(w, h)
+	t.emuMu.Unlock()
 	if err := pty.Setsize(t.ptmx, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {
 		t.t.Fatalf("tuitest: resize: %v", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/atomic-cli/atomic/ext"
+	"github.com/atomic-cli/atomic/llm"
 	printmode "github.com/atomic-cli/atomic/mode/print"
 	"github.com/atomic-cli/atomic/mode/tui"
 	"github.com/atomic-cli/atomic/resource"
@@ -39,6 +40,16 @@ func (f *interactiveFront) start(o *Options) {
 		x := f.screen.ExtensionUI()
 		f.stderr.attach(filepath.Join(o.agentDir(), "logs", "stderr.log"), func(line string) { x.Notify(line, "warning") })
 	}
+}
+
+// showScreen paints the first frame before the runtime starts (loading extensions can take a
+// while; the editor takes keys meanwhile). A terminal that cannot be driven is reported by run.
+func (f *interactiveFront) showScreen(cwd string, m *llm.Model) {
+	label := ""
+	if m != nil {
+		label = m.ID
+	}
+	_ = f.screen.Start(cwd, label)
 }
 
 func (*interactiveFront) mode() string { return "interactive" }

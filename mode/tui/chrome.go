@@ -134,6 +134,13 @@ func (fs *footerStats) addEstimate(msg *llm.Message) {
 // right; then the extension statuses.
 func (m *model) footer(w int) []string {
 	th := m.th
+	if m.rt == nil {
+		// Starting (UI.Start): cwd and the model; the figures come with the session.
+		line1 := th.Fg("dim", component.Truncate(m.shortHome(m.preCwd), w, "..."))
+		left := th.Fg("dim", "starting…")
+		right := component.Truncate(m.preModel, max(w-component.Width(left)-2, 1), "...")
+		return []string{line1, left + strings.Repeat(" ", max(w-component.Width(left)-component.Width(right), 1)) + th.Fg("dim", right)}
+	}
 	s := m.rt.Session()
 	if m.footerCache == nil || m.footerSess != s {
 		fs := m.stats()

@@ -461,7 +461,14 @@ func TestE2ESessionCommands(t *testing.T) {
 	term.WaitFor("Session exported to:")
 	term.Type("/export copy.jsonl")
 	term.Press("enter")
-	term.WaitFor("copy.jsonl")
+	term.WaitScreen("the .jsonl export notice", func(screen string) bool {
+		for _, l := range strings.Split(screen, "\n") {
+			if strings.Contains(l, "exported to:") && strings.Contains(l, "copy.jsonl") {
+				return true
+			}
+		}
+		return false
+	})
 	for _, f := range []string{"out.html", "copy.jsonl"} {
 		if st, err := os.Stat(filepath.Join(env.Work, f)); err != nil || st.Size() == 0 {
 			t.Fatalf("export %s: %v", f, err)

@@ -2,6 +2,7 @@ package tui_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestE2EPaintsOnlyChanges(t *testing.T) {
 		fakellm.Turn{Text: "Partial answer that never ends", Chunks: 3, Stall: fakellm.StallEvents, StallAfter: 4},
 	))
 	term := env.Start(t, bin, "--model", "fake/fake-model")
-	term.WaitFor("fake-model")
+	term.WaitFor("fake-model", "(auto)") // the session's footer, not the starting one
 
 	// Left on an empty editor changes nothing: no bytes. Then "q" is one frame of one row.
 	term.Record()
@@ -81,6 +82,46 @@ func TestE2EPaintsOnlyChanges(t *testing.T) {
 	}
 	term.Press("esc")
 	term.WaitFor("Operation aborted")
+	term.Press("ctrl+d")
+	if code := term.WaitExit(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}
+
+// slowLoadExt is a TypeScript extension whose factory finishes only once the file "loaded"
+// exists in the working directory.
+const slowLoadExt = `import * as fs from "node:fs";
+export default async function (pi) {
+	await new Promise((resolve) => {
+		const t = setInterval(() => { if (fs.existsSync("loaded")) { clearInterval(t); resolve(undefined); } }, 10);
+	});
+	pi.registerCommand("slowext", { description: "from the slow extension", handler: async () => {} });
+}
+`
+
+// TestE2EEditorBeforeExtensionsLoad: the screen comes up and the editor takes keys while a
+// TypeScript extension is still loading; a prompt submitted meanwhile is sent once the session
+// is ready.
+func TestE2EEditorBeforeExtensionsLoad(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "Answer after loading."}))
+	ext := filepath.Join(env.Work, "slow.ts")
+	env.WriteFile(t, ext, slowLoadExt)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("fake-model", "starting…")
+	term.Type("typed while loading")
+	term.WaitFor("typed while loading")
+	term.Press("enter")
+	term.WaitFor("the prompt is sent once the session is ready")
+	if n := len(env.Fake.Requests()); n != 0 {
+		t.Fatalf("%d requests before the extension loaded", n)
+	}
+	env.WriteFile(t, filepath.Join(env.Work, "loaded"), "")
+	term.WaitFor("Answer after loading.")
+	reqs := env.Fake.Requests()
+	if len(reqs) != 1 || !strings.Contains(string(reqs[0].Body), "typed while loading") {
+		t.Fatalf("the prompt typed while loading did not reach the model (%d requests)", len(reqs))
+	}
 	term.Press("ctrl+d")
 	if code := term.WaitExit(); code != 0 {
 		t.Fatalf("exit code %d", code)

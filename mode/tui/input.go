@@ -56,6 +56,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.popDone()
 		return cmd
 	}
+	if m.rt == nil {
+		return m.onKeyStarting(k)
+	}
 	press := keys.Press(k)
 	if _, ok := m.rt.Session().Runner().Shortcut(press); ok {
 		return m.runShortcut(press)
@@ -96,6 +99,34 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.ed.HandleKey(k) {
 		m.refreshCompletion(false)
 	}
+	return nil
+}
+
+// onKeyStarting handles keys before the runtime is attached: the editor works, Enter keeps the
+// prompt for the runtime, Ctrl+C twice (or Ctrl+D on an empty editor) quits.
+func (m *model) onKeyStarting(k tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case m.km.Matches(k, keys.Clear):
+		if time.Since(m.lastCtrlC) < doublePress {
+			return m.Quit()
+		}
+		m.lastCtrlC = time.Now()
+		m.ed.Reset()
+		return nil
+	case m.km.Matches(k, keys.Exit) && m.ed.Empty():
+		return m.Quit()
+	case m.km.Matches(k, keys.Submit):
+		text := strings.TrimSpace(m.ed.Value())
+		if text == "" {
+			return nil
+		}
+		m.ed.AddHistory(text)
+		m.ed.Reset()
+		m.prompts = append(m.prompts, text)
+		m.notice("info", "Starting… the prompt is sent once the session is ready")
+		return nil
+	}
+	m.ed.HandleKey(k)
 	return nil
 }
 

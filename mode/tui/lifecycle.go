@@ -18,7 +18,7 @@ func (x *extUI) shutdownRequested() {
 // is idle: no run, compaction or retry in progress and not already quitting (seed 004: "at the
 // next idle point").
 func (m *model) shutdownDue() bool {
-	return !m.quitting && !m.working() && m.rt.ShutdownRequested()
+	return m.rt != nil && !m.quitting && !m.working() && m.rt.ShutdownRequested()
 }
 
 // SetWorkingMessage implements ext.WorkingUI: "" restores the default message (tui.md §1.4).

@@ -93,6 +93,9 @@ type model struct {
 
 	images []string // image files pasted into the editor: attached to the prompt naming them
 
+	// Before the runtime is attached (UI.Start): rt is nil; the footer names these.
+	preCwd, preModel string
+
 	// streaming state
 	cur   *chat.AssistantBlock
 	tools map[string]*chat.ToolBlock
@@ -127,7 +130,11 @@ func newModel(ctx context.Context, rt *session.Runtime, th *theme.Theme, km *key
 	x.mirrorTheme(th)
 	x.mirrorKeys(km)
 	m.prompts = append([]string(nil), o.Prompts...)
-	m.rebuild()
+	if rt != nil {
+		m.rebuild()
+	} else {
+		m.chat.Append(&chat.LinesBlock{Lines: m.header()})
+	}
 	for _, w := range o.Warnings {
 		m.notice("warning", w)
 	}
@@ -139,7 +146,39 @@ func (m *model) wait() { m.wg.Wait() }
 
 // Init starts the first prompt given on the command line, if any.
 func (m *model) Init() tea.Cmd {
+	if m.rt == nil {
+		return nil // attach starts them
+	}
 	return tea.Batch(m.nextStartupPrompt(), m.ext.flushCmd())
+}
+
+// attach takes the runtime (UI.Run): the transcript shows the session, with the notices shown
+// while starting kept after it; the startup prompts (the command line's, then any typed
+// meanwhile) are sent one after another.
+func (m *model) attach(a attachMsg) tea.Cmd {
+	m.rt = a.rt
+	m.opts.ContextFiles, m.opts.Extensions = a.contextFiles, a.extension
+	if a.theme != "" && a.theme != m.opts.Theme {
+		m.opts.Theme = a.theme
+		th, err := theme.Named(m.opts.AgentDir, a.theme)
+		m.SetTheme(th)
+		if err != nil {
+			defer m.notice("warning", err.Error())
+		}
+	}
+	early := m.chat.Blocks()
+	if len(early) > 0 {
+		early = early[1:] // the header is built again
+	}
+	m.rebuild()
+	for _, b := range early {
+		m.chat.Append(b)
+	}
+	m.prompts = append(append([]string(nil), a.prompts...), m.prompts...)
+	if m.prompting || m.quitting {
+		return nil
+	}
+	return m.nextStartupPrompt()
 }
 
 func (m *model) nextStartupPrompt() tea.Cmd {
@@ -159,8 +198,10 @@ func (m *model) working() bool {
 // Update handles one message.
 func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
-	if s := m.rt.Session(); s != m.sess {
-		m.rebuild() // the session was replaced (/new, /resume, /fork, reload)
+	if m.rt != nil {
+		if s := m.rt.Session(); s != m.sess {
+			m.rebuild() // the session was replaced (/new, /resume, /fork, reload)
+		}
 	}
 	if _, ok := msg.(tea.KeyPressMsg); ok {
 		m.ext.setMirror(m.ed.Value())
@@ -260,6 +301,8 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case paintMsg:
 		return nil
+	case attachMsg:
+		return m.attach(msg)
 	case eventsMsg:
 		var cmds []tea.Cmd
 		for _, e := range msg {
@@ -517,6 +560,9 @@ func (m *model) frame() screen.Frame {
 }
 
 func (m *model) editorBorder() string {
+	if m.rt == nil {
+		return "thinkingOff"
+	}
 	if strings.HasPrefix(strings.TrimLeft(m.ed.Text(), " "), "!") {
 		return "bashMode"
 	}
@@ -526,6 +572,9 @@ func (m *model) editorBorder() string {
 func (m *model) windowTitle() string {
 	if m.title != "" {
 		return m.title
+	}
+	if m.rt == nil {
+		return "atomic - " + filepath.Base(m.preCwd)
 	}
 	base := filepath.Base(m.rt.Session().Store().Cwd())
 	if m.footerCache == nil || m.footerSess != m.rt.Session() {
@@ -636,7 +685,9 @@ func (m *model) SetTheme(t *theme.Theme) {
 // is restored.
 func (m *model) Quit() tea.Cmd {
 	m.quitting = true
-	m.rt.Session().Abort()
+	if m.rt != nil {
+		m.rt.Session().Abort()
+	}
 	if m.bashCancel != nil {
 		m.bashCancel()
 	}

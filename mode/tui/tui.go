@@ -73,28 +73,37 @@ func (o Options) themes() theme.Sources {
 // ExtensionUI is ctx.ui for extensions in interactive mode: pass it as session.Options.UI.
 func (u *UI) ExtensionUI() ext.UI { return u.ext }
 
-// UI is the interactive front-end before it runs: make it with New, pass UI() as
-// session.Options.UI so extensions reach the screen, then call Run.
+// UI is the interactive front-end: make it with New, pass ExtensionUI() as session.Options.UI
+// so extensions reach the screen, optionally Start it before the runtime exists, then Run it.
 type UI struct {
-	opts  Options
-	ext   *extUI
-	ready chan struct{} // closed once the program exists
-	prog  *tea.Program
-	once  sync.Once
+	opts Options
+	ext  *extUI
+	prog *tea.Program
+
+	// set by Start
+	started  bool
+	startErr error
+	m        *model
+	tt       *tty
+	runCtx   context.Context
+	cancel   context.CancelFunc
+	progDone chan struct{} // closed when the Bubble Tea program has ended
+	progErr  error
+	cleanup  []func() // run in reverse order when Run returns
 }
 
 // New prepares the interactive mode. Extension UI calls made before Run starts are kept and
-// applied when the screen comes up; dialogs wait for it.
+// applied when the runtime is attached; dialogs wait for it.
 func New(opts Options) *UI {
-	u := &UI{opts: opts, ready: make(chan struct{})}
+	u := &UI{opts: opts}
 	u.ext = newExtUI(u)
 	return u
 }
 
-// Run shows the UI on the terminal and serves the session runtime until the user quits or ctx
-// ends; it returns the process exit code (0, or 1 when the terminal could not be driven). It
-// does not shut the runtime down (the caller does, so session_shutdown runs after the terminal is
-// restored).
+// Run shows the UI on the terminal (Start, unless it was called) and serves the session runtime
+// until the user quits or ctx ends; it returns the process exit code (0, or 1 when the terminal
+// could not be driven). It does not shut the runtime down (the caller does, so session_shutdown
+// runs after the terminal is restored).
 func (u *UI) Run(ctx context.Context, rt *session.Runtime) int {
 	code, err := u.run(ctx, rt)
 	if err != nil {
@@ -104,7 +113,21 @@ func (u *UI) Run(ctx context.Context, rt *session.Runtime) int {
 	return code
 }
 
-func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
+// Start takes over the terminal and paints the first frame before the session runtime exists
+// (issue 11: first frame within 30 ms of exec; the editor takes keys while extensions load): the
+// header, the editor, and a footer naming cwd and model. Until Run attaches the runtime, typed
+// text is edited normally and a submitted prompt waits for the runtime; Ctrl+C twice or Ctrl+D
+// quits. Calling it again does nothing. It returns an error when the terminal cannot be driven.
+func (u *UI) Start(cwd, modelLabel string) error {
+	if u.started {
+		return u.startErr
+	}
+	u.started = true
+	u.startErr = u.start(cwd, modelLabel)
+	return u.startErr
+}
+
+func (u *UI) start(cwd, modelLabel string) error {
 	o := u.opts
 	if os.Getenv("GOMAXPROCS") == "" {
 		// The interactive process waits on the network, the terminal and child processes; its
@@ -112,7 +135,26 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 		// wake-up of another OS thread: a 2,000-delta stream costs about a quarter less CPU
 		// (bench/tui-vs-pi.sh). A busy goroutine is still preempted within 10 ms, so typing
 		// shows within a frame. GOMAXPROCS in the environment overrides this.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		prev := runtime.GOMAXPROCS(1)
+		u.cleanup = append(u.cleanup, func() { runtime.GOMAXPROCS(prev) })
+	}
+	if path := os.Getenv("ATOMIC_TUI_CPUPROFILE"); path != "" {
+		// Diagnostics: a CPU profile of the whole interactive run (bench/ uses it to find hot
+		// paths while streaming).
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				u.cleanup = append(u.cleanup, func() { pprof.StopCPUProfile(); f.Close() })
+			}
+		}
+	}
+	if path := os.Getenv("ATOMIC_TUI_MEMPROFILE"); path != "" {
+		// Diagnostics: the allocations of the whole interactive run, written at exit.
+		u.cleanup = append(u.cleanup, func() {
+			if f, err := os.Create(path); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		})
 	}
 	km, kerr := keys.Load(o.AgentDir)
 	th, terr := o.themes().Named(o.Theme)
@@ -120,9 +162,11 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 	if cmds == nil {
 		cmds = command.Builtins()
 	}
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	m := newModel(runCtx, rt, th, km, cmds, o, u.ext)
+	u.runCtx, u.cancel = context.WithCancel(context.Background())
+	u.cleanup = append(u.cleanup, u.cancel)
+	m := newModel(u.runCtx, nil, th, km, cmds, o, u.ext)
+	m.preCwd, m.preModel = cwd, modelLabel
+	u.m = m
 	for _, err := range []error{kerr, terr} {
 		if err != nil {
 			m.notice("warning", err.Error())
@@ -134,68 +178,82 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 		}
 	}
 	// Bubble Tea reads and decodes the input and writes terminal requests (OSC 52 for /copy, once
-	// a second: its frame ticker has nothing else to do); the screen package paints (only changed lines, in
-	// synchronized updates), so the terminal's modes, raw mode and size are ours to manage.
+	// a second: its frame ticker has nothing else to do); the screen package paints (only
+	// changed lines, in synchronized updates), so the terminal's modes, raw mode and size are
+	// ours to manage.
 	tt, err := openTTY(o)
 	if err != nil {
-		return 1, err
+		return err
 	}
-	defer tt.restore()
+	u.tt = tt
+	u.cleanup = append(u.cleanup, tt.restore)
 	m.tty = tt
 	m.scr = screen.New(tt.out, tt.width, tt.height)
 	m.width, m.height = tt.width, tt.height
 	if err := m.startScreen(); err != nil {
-		return 1, err
+		return err
 	}
-	defer func() { _ = m.scr.Stop() }()
-	popts := []tea.ProgramOption{tea.WithContext(runCtx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1), tea.WithInput(tt.in), tea.WithOutput(tt.rawOut)}
+	u.cleanup = append(u.cleanup, func() { _ = m.scr.Stop() })
+	popts := []tea.ProgramOption{tea.WithContext(u.runCtx), tea.WithoutSignalHandler(), tea.WithoutRenderer(), tea.WithFPS(1), tea.WithInput(tt.in), tea.WithOutput(tt.rawOut)}
 	if o.Env != nil {
 		popts = append(popts, tea.WithEnvironment(o.Env))
 	}
-	if path := os.Getenv("ATOMIC_TUI_CPUPROFILE"); path != "" {
-		// Diagnostics: a CPU profile of the whole interactive run (bench/ uses it to find hot
-		// paths while streaming).
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			}
-		}
-	}
-	if path := os.Getenv("ATOMIC_TUI_MEMPROFILE"); path != "" {
-		// Diagnostics: the allocations of the whole interactive run, written at exit.
-		defer func() {
-			if f, err := os.Create(path); err == nil {
-				_ = pprof.Lookup("allocs").WriteTo(f, 0)
-				f.Close()
-			}
-		}()
-	}
 	p := tea.NewProgram(m, popts...)
 	u.prog = p
-	close(u.ready)
+	u.cleanup = append(u.cleanup, tt.watchResize(p.Send))
+	u.progDone = make(chan struct{})
+	go func() {
+		defer close(u.progDone)
+		_, u.progErr = p.Run()
+	}()
+	return nil
+}
 
+// attachMsg hands the runtime to the model, with what became known while it started.
+type attachMsg struct {
+	rt                               *session.Runtime
+	prompts, contextFiles, extension []string
+	theme                            string
+}
+
+func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
+	defer func() {
+		for i := len(u.cleanup) - 1; i >= 0; i-- {
+			u.cleanup[i]()
+		}
+		u.cleanup = nil
+	}()
+	if err := u.Start("", ""); err != nil {
+		return 1, err
+	}
+	stop := context.AfterFunc(ctx, u.cancel)
+	defer stop()
+	p, m := u.prog, u.m
+	o := u.opts
 	q := newQueue()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); q.pump(p.Send, done) }()
+	// The runtime reaches the model before any of its events (p.Send is in order).
+	p.Send(attachMsg{rt: rt, prompts: o.Prompts, contextFiles: o.ContextFiles, extension: o.Extensions, theme: o.Theme})
 	unsubscribe := subscribe(rt, q)
 	u.ext.attach(p)
+	p.Send(extMsg(func(m *model) tea.Cmd { return m.ext.flushCmd() }))
 	unShutdown := rt.OnShutdownRequest(u.ext.shutdownRequested)
-	stopResize := tt.watchResize(p.Send)
-	defer stopResize()
 
-	_, err = p.Run()
+	<-u.progDone
+	failed := u.progErr != nil && u.runCtx.Err() == nil && ctx.Err() == nil
 	unShutdown()
 	unsubscribe()
 	q.close()
 	close(done)
 	wg.Wait()
 	u.ext.detach()
-	cancel()
+	u.cancel()
 	m.wait()
-	if err != nil && runCtx.Err() == nil {
-		return 1, err
+	if failed {
+		return 1, u.progErr
 	}
 	return 0, nil
 }

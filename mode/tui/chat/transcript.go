@@ -76,6 +76,15 @@ func (t *Transcript) Clear() {
 	t.scroll = 0
 }
 
+// Blocks returns the blocks in order (a new slice).
+func (t *Transcript) Blocks() []Block {
+	out := make([]Block, len(t.items))
+	for i, it := range t.items {
+		out[i] = it.b
+	}
+	return out
+}
+
 // Len is the number of blocks.
 func (t *Transcript) Len() int { return len(t.items) }
 

@@ -3,8 +3,11 @@
 # reach"), both in tmux at 120x40 against the same fake LLM (cmd/fakellm, Anthropic Messages API):
 #   1. CPU (utime+stime of the UI process, /proc/<pid>/stat) for one 2,000-delta streamed answer
 #   2. the same with a 10,000-message session already on screen (resumed with --session)
-#   3. time to first frame: exec to the footer (the model name) showing in `tmux capture-pane`,
-#      polled every 5 ms
+#   3. time to first frame: spawn to the footer (the model name) in the program's output, read
+#      from a pseudo-terminal (120x40) by a small Python reader (no tmux polling); floors: the same
+#      for `echo fake-model` and for `atomic --version`
+#   6. the stream's floor: a Go program (bench/streamfloor) that only receives the same 2,000
+#      deltas over HTTP, its CPU
 #   4. bytes written to the terminal in 5 s idle (tmux pipe-pane)
 #   5. RSS (VmRSS) with the 10,000-message session open, before and after the stream
 # Runs alternate atomic / pi; each number is the median of N runs (default 5).
@@ -32,6 +35,31 @@ tm() { tmux -S "$sock" "$@"; }
 
 go build -o "$tmp/atomic" ./cmd/atomic
 go build -o "$tmp/fakellm" ./cmd/fakellm
+go build -o "$tmp/streamfloor" ./bench/streamfloor
+# ff.py TEXT CMD...: ms from spawning CMD on a 120x40 pseudo-terminal until TEXT is in its output.
+cat >"$tmp/ff.py" <<'EOF'
+import os, sys, time, pty, subprocess, select, fcntl, termios, struct
+text = sys.argv[1].encode(); cmd = sys.argv[2:]
+m, s = pty.openpty()
+fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+env = dict(os.environ, TERM="xterm-256color", COLORTERM="truecolor")
+t0 = time.perf_counter()
+p = subprocess.Popen(cmd, stdin=s, stdout=s, stderr=s, env=env, close_fds=True, start_new_session=True)
+buf, out = b"", "timeout"
+while True:
+    r, _, _ = select.select([m], [], [], 30)
+    if not r:
+        break
+    try:
+        buf += os.read(m, 65536)
+    except OSError:
+        break
+    if text in buf:
+        out = "%.1f" % ((time.perf_counter() - t0) * 1000)
+        break
+p.kill(); p.wait()
+print(out)
+EOF
 hz=$(getconf CLK_TCK)
 
 # The fake LLM's script: every request gets one answer of 2,000 text deltas (1 ms apart) ending in
@@ -119,13 +147,26 @@ wait_for() {
 pane_pid() { tm display-message -p -t b '#{pane_pid}'; }
 footer_text=fake-model
 
+# command_of WHO ARGS...: the command line launch runs (no spaces in any part).
+command_of() {
+	local who=$1; shift
+	if [ "$who" = atomic ]; then
+		echo "env HOME=$tmp/home ATOMIC_CODING_AGENT_DIR=$tmp/agent-atomic $tmp/atomic --model fake/fake-model $*"
+	else
+		echo "env HOME=$tmp/home PI_CODING_AGENT_DIR=$tmp/agent-pi PI_OFFLINE=1 node $pi_cli --offline --no-extensions --no-skills --no-prompt-templates --no-context-files --model fake/fake-model $*"
+	fi
+}
+# pty_ff WHO: spawn to first frame (the footer text), read from a pseudo-terminal.
+pty_ff() { (cd "$tmp/work" && python3 "$tmp/ff.py" "$footer_text" $(command_of "$1" --no-session)); }
+
 # run_empty WHO: first frame, idle bytes, stream CPU on an empty session.
 run_empty() {
 	local who=$1 pid ff c0 c1 idle
 	start_fake
+	ff=$(pty_ff "$who")
 	launch "$who" --no-session
 	t0=$(now_ms); tm send-keys -t b Enter
-	ff=$(wait_for "$footer_text" 20000)
+	wait_for "$footer_text" 20000 >/dev/null
 	pid=$(pane_pid)
 	sleep 1
 	tm pipe-pane -t b -o "cat > $tmp/idle.bytes"
@@ -161,15 +202,17 @@ run_long() {
 	kill "$fake_pid"
 }
 
-# run_floor: the same launch and polling path around a program that prints the footer text at once
-# and sleeps; its first frame is tmux's and the poll's share of the numbers above.
+# run_floor: the first-frame path around `echo` printing the footer text (spawn and read cost),
+# and around `atomic --version` (exec and Go start-up of the binary).
 run_floor() {
-	tm kill-session -t b 2>/dev/null || true
-	tm new-session -d -s b -x 120 -y 40 -c "$tmp/work" "read _; exec sh -c 'echo $footer_text; exec sleep 100'"
-	sleep 0.2
-	t0=$(now_ms); tm send-keys -t b Enter
-	wait_for "$footer_text" 20000
-	tm kill-session -t b
+	echo "$(python3 "$tmp/ff.py" "$footer_text" /bin/echo "$footer_text") $(python3 "$tmp/ff.py" 0.1 "$tmp/atomic" --version)"
+}
+# run_streamfloor: CPU of receiving the same stream in a Go program that does nothing with it.
+run_streamfloor() {
+	start_fake
+	local url; url=$(grep -o 'http://[^ ]*' "$tmp/fake.out" | head -1)
+	"$tmp/streamfloor" "$url"
+	kill "$fake_pid"
 }
 # run_print WHO: CPU of a -p run of the same 2,000-delta answer (no UI at all): the provider,
 # agent and process share of the stream numbers.
@@ -201,7 +244,11 @@ for i in $(seq "$runs"); do
 		read -r load r0 r1 cpul < <(run_long "$who")
 		col[$who.load]+="$load "; col[$who.rss0]+="$r0 "; col[$who.rss1]+="$r1 "; col[$who.cpul]+="$cpul "
 		col[$who.print]+="$(run_print "$who") "
-		[ "$who" = atomic ] && col[floor.ff]+="$(run_floor) "
+		if [ "$who" = atomic ]; then
+			read -r fe fv < <(run_floor)
+			col[floor.echo]+="$fe "; col[floor.version]+="$fv "
+			col[floor.stream]+="$(run_streamfloor) "
+		fi
 		echo "run $i $who: first-frame ${ff}ms idle ${idle}B stream-cpu ${cpu}ms | resume-10k ${load}ms rss ${r0}/${r1}MB stream-cpu-10k ${cpul}ms" >&2
 	done
 done
@@ -213,13 +260,16 @@ row() {
 	printf '%-50s %12s %12s %10s\n' "$label" "$a" "$p" "$(awk -v a="$a" -v p="$p" 'BEGIN {if (a > 0) printf "%.1fx", p/a; else print "inf"}')"
 }
 printf '\n%-50s %12s %12s %10s\n' "median of $runs (machine shared, loaded)" atomic "pi 0.73.1" pi/atomic
+floor() { tr ' ' '\n' <<<"${col[floor.$1]}" | grep . | median; }
 row "stream 2,000 deltas: UI CPU ms" cpu
+printf '%-50s %12s   (floor: receiving the stream in Go, nothing else)\n' "" "$(floor stream)"
 row "same, 10,000-message session on screen: ms" cpul
-row "first frame (footer visible), ms" ff
-printf '%-50s %12s   (tmux + 5 ms polling floor: a program printing the footer at once)\n' "" "$(tr ' ' '\n' <<<"${col[floor.ff]}" | grep . | median)"
+row "first frame (spawn to footer, pty), ms" ff
+printf '%-50s %12s   (floor: echo of the footer text)\n' "" "$(floor echo)"
+printf '%-50s %12s   (floor: atomic --version)\n' "" "$(floor version)"
 row "resume 10,000 messages to footer, ms" load
 row "baseline: whole -p run (start-up + stream), CPU ms" print
 row "idle 5 s: bytes to terminal" idle
 row "RSS, 10,000-message session open, MB" rss0
 row "RSS after the stream on it, MB" rss1
-echo "CPU from /proc/<pid>/stat utime+stime (${hz} Hz ticks: 10 ms resolution); times include tmux polling (5 ms)."
+echo "CPU from /proc/<pid>/stat utime+stime (${hz} Hz ticks: 10 ms resolution); the resume time includes tmux polling (5 ms)."

@@ -44,12 +44,23 @@ func (f *interactiveFront) start(o *Options) {
 
 // showScreen paints the first frame before the runtime starts (loading extensions can take a
 // while; the editor takes keys meanwhile). A terminal that cannot be driven is reported by run.
-func (f *interactiveFront) showScreen(cwd string, m *llm.Model) {
+func (f *interactiveFront) showScreen(o *Options, cwd string, m *llm.Model) {
+	f.settingsTheme(o, cwd)
 	label := ""
 	if m != nil {
 		label = m.ID
 	}
 	_ = f.screen.Start(cwd, label)
+}
+
+// settingsTheme hands the settings' theme and the theme sources to the screen (its warnings
+// were printed when run read the settings).
+func (f *interactiveFront) settingsTheme(o *Options, cwd string) {
+	trusted := o.projectTrusted(o.agentDir(), cwd, nil).trusted
+	if s, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: o.agentDir(), Cwd: cwd, ProjectTrusted: trusted}); s.Theme != "" {
+		f.screen.SetTheme(s.Theme)
+	}
+	f.screen.SetThemeSources(o.themePaths(o.agentDir(), cwd), o.NoThemes) // resources.go
 }
 
 func (*interactiveFront) mode() string { return "interactive" }
@@ -82,13 +93,7 @@ func (f *interactiveFront) run(ctx context.Context, rt *session.Runtime, prompts
 		exts = append(exts, e.Path)
 	}
 	f.screen.SetStartup(texts, files, exts)
-	// The theme setting (its warnings were printed when run read the settings).
-	cwd := rt.Session().Store().Cwd()
-	trusted := o.projectTrusted(o.agentDir(), cwd, nil).trusted
-	if s, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: o.agentDir(), Cwd: cwd, ProjectTrusted: trusted}); s.Theme != "" {
-		f.screen.SetTheme(s.Theme)
-	}
-	f.screen.SetThemeSources(o.themePaths(o.agentDir(), cwd), o.NoThemes) // resources.go
+	f.settingsTheme(o, rt.Session().Store().Cwd())
 	code := f.screen.Run(ctx, rt)
 	if f.stderr != nil {
 		f.stderr.detach()

@@ -242,8 +242,10 @@ func run(o *Options) error {
 	ctx, received, stop := signalContext()
 	defer stop()
 	front.start(o)
-	if s, ok := front.(interface{ showScreen(string, *llm.Model) }); ok {
-		s.showScreen(cwd, mdl) // interactive: the first frame does not wait for extensions
+	if s, ok := front.(interface {
+		showScreen(*Options, string, *llm.Model)
+	}); ok {
+		s.showScreen(o, cwd, mdl) // interactive: the first frame does not wait for extensions
 	}
 	// An extension that fails to load stops the run: NewRuntime returns the failures, which
 	// are printed once, as the error (not also as extension errors).

@@ -160,7 +160,7 @@ func (m *model) attach(a attachMsg) tea.Cmd {
 	m.opts.ContextFiles, m.opts.Extensions = a.contextFiles, a.extension
 	if a.theme != "" && a.theme != m.opts.Theme {
 		m.opts.Theme = a.theme
-		th, err := theme.Named(m.opts.AgentDir, a.theme)
+		th, err := m.opts.themes().Named(a.theme)
 		m.SetTheme(th)
 		if err != nil {
 			defer m.notice("warning", err.Error())

@@ -85,7 +85,7 @@ func TestE2EExtensionAutocompleteProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
-	term.WaitFor("fake-model")
+	term.WaitFor("fake-model", "(auto)") // the session is up (the provider registers at session_start)
 	term.Type("echo $HO")
 	term.WaitFor("$HOME_DIR", "$HOST_NAME")
 	if strings.Contains(term.Screen(), "$PATH_LIST") {

@@ -186,3 +186,126 @@ func TestPromptFilesSendTheSameAsPi(t *testing.T) {
 		t.Errorf("system prompt with the project's SYSTEM.md:\natomic %q\npi     %q", atSys, piSys)
 	}
 }
+
+// TestLocalPackageLikePi installs one local package (a skill and a prompt template under the
+// "pi" manifest key) with `pi install` and `atomic install` into agent directories laid out
+// alike, and compares what each wrote into settings.json, what `list` prints, and what each
+// then sends the provider: the package's skill in <available_skills> and its template expanded
+// (config-and-resources.md §4; issue 15 acceptance).
+func TestLocalPackageLikePi(t *testing.T) {
+	cli := piCLI(t)
+	bin := buildAtomic(t)
+	root := t.TempDir()
+	srv := fakellm.New(fakellm.Script{Turns: []fakellm.Turn{{Text: "ok"}, {Text: "ok"}, {Text: "ok"}, {Text: "ok"}}})
+	defer srv.Close()
+	work := filepath.Join(root, "work")
+	for path, content := range map[string]string{
+		"work/local-pkg/package.json":                 `{"name": "local-pkg", "pi": {"skills": ["skills"], "prompts": ["prompts"]}}`,
+		"work/local-pkg/skills/pkg-skill/SKILL.md":    "---\nname: pkg-skill\ndescription: A packaged skill\n---\nPackaged skill body.\n",
+		"work/local-pkg/prompts/pkg-prompt.md":        "---\ndescription: A packaged template\n---\nPackaged template for $1.\n",
+		"work/local-pkg/extensions/ignored-by-pi.txt": "the manifest lists no extensions",
+	} {
+		p := filepath.Join(root, path)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Both agent dirs sit at the same depth, so relative settings paths compare equal.
+	dirs := map[string]string{}
+	for _, name := range []string{"pi", "atomic"} {
+		d := filepath.Join(root, name, "agent")
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		models := `{"providers":{"fakellm":{"baseUrl":"` + srv.URL() + `/v1","api":"openai-completions","apiKey":"test-key","models":[{"id":"fake-model"}]}}}`
+		if err := os.WriteFile(filepath.Join(d, "models.json"), []byte(models), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dirs[name] = d
+	}
+	cmd := func(name string, args ...string) *exec.Cmd {
+		var c *exec.Cmd
+		if name == "pi" {
+			c = exec.Command("node", append([]string{cli}, args...)...)
+			c.Env = append(os.Environ(), "PI_CODING_AGENT_DIR="+dirs[name], "PI_OFFLINE=1", "PI_SKIP_VERSION_CHECK=1", "NO_COLOR=1")
+		} else {
+			c = exec.Command(bin, args...)
+			c.Env = append(os.Environ(), "ATOMIC_CODING_AGENT_DIR="+dirs[name])
+		}
+		c.Dir = work
+		return c
+	}
+	out := func(name string, args ...string) string {
+		t.Helper()
+		b, err := cmd(name, args...).Output()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", name, args, err, b)
+		}
+		return strings.ReplaceAll(string(b), dirs[name], "<agent>")
+	}
+	for _, name := range []string{"pi", "atomic"} {
+		out(name, "install", "./local-pkg")
+	}
+	packages := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(dirs[name], "settings.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Packages json.RawMessage `json:"packages"`
+		}
+		json.Unmarshal(b, &s)
+		return string(s.Packages)
+	}
+	if p, a := packages("pi"), packages("atomic"); compact(p) != compact(a) {
+		t.Errorf("settings packages: atomic %s, pi %s", a, p)
+	}
+	if p, a := out("pi", "list"), out("atomic", "list"); p != a {
+		t.Errorf("list:\natomic %q\npi     %q", a, p)
+	}
+	send := func(name, prompt string) (system, user string) {
+		t.Helper()
+		n := len(srv.Requests())
+		args := []string{"--no-session", "-p", prompt}
+		if name == "pi" {
+			args = append([]string{"--provider", "fakellm", "--model", "fake-model"}, args...)
+		} else {
+			args = append([]string{"-na"}, args...)
+		}
+		if b, err := cmd(name, args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+		reqs := srv.Requests()
+		if len(reqs) != n+1 {
+			t.Fatalf("%s made %d requests, want 1", name, len(reqs)-n)
+		}
+		return sent(t, reqs[n].Body)
+	}
+	piSys, piUser := send("pi", "/pkg-prompt Ann")
+	atSys, atUser := send("atomic", "/pkg-prompt Ann")
+	if ps, as := skillsSection(piSys), skillsSection(atSys); ps == "" || as != ps || !strings.Contains(as, "pkg-skill") {
+		t.Errorf("skills section:\natomic %q\npi     %q", as, ps)
+	}
+	if atUser != piUser || !strings.Contains(atUser, "Packaged template for Ann.") {
+		t.Errorf("template:\natomic %q\npi     %q", atUser, piUser)
+	}
+	for _, name := range []string{"pi", "atomic"} {
+		out(name, "remove", "./local-pkg")
+	}
+	if p, a := out("pi", "list"), out("atomic", "list"); p != a {
+		t.Errorf("list after remove:\natomic %q\npi     %q", a, p)
+	}
+}
+
+// compact removes JSON whitespace.
+func compact(s string) string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return s
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}

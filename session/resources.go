@@ -41,10 +41,7 @@ func (s *Session) SlashCommands() []ext.CommandInfo {
 	taken := map[string]bool{}
 	skills, templates := s.resources()
 	for _, c := range s.runner.Commands() {
-		taken[c.Name] = true
-		if si, ok := s.opts.ExtensionSourceInfo[c.SourceInfo.Path]; ok {
-			c.SourceInfo = si
-		}
+		taken[c.Name] = true // their sourceInfo comes from Options.ExtensionSourceInfo (runner.SetSourceInfo)
 		out = append(out, c)
 	}
 	for _, t := range templates {

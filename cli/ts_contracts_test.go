@@ -288,3 +288,20 @@ func TestTSToolInfoAndPromptOptions(t *testing.T) {
 	p.requestHas(0, "APPENDED-TEXT", "GLOBAL-AGENTS-RULES", "- bash:")
 	p.requestLacks(0, "PROBE-SNIPPET", "PROBE-GUIDELINE", `"name":"probe_tool"`, `"name":"edit"`)
 }
+
+// Issue 13 item 18: a host blocked for longer than the heartbeat gap is not restarted before
+// extensionHandlerTimeoutMs: a factory busy for 1.2 s loads, and a tool that blocks for 1.5 s
+// in execSync returns its result, twice, with its in-memory count kept between the calls.
+func TestTSBusyHostNotRestarted(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("slow_sync", map[string]any{})}},
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("slow_sync", map[string]any{})}},
+		{Text: "done"},
+	}, "busy.ts")
+	out, _ := p.print("--no-session", "-e", "busy.ts", "-p", "run it twice")
+	if out != "done\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(1, "SLOW-DONE calls=1")
+	p.requestHas(2, "SLOW-DONE calls=2")
+}

@@ -595,7 +595,7 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active, all []tool.Tool) {
 	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}, Read: tool.ReadOptions{ImageResizer: resizer}})
 	all = tool.Select(set, tool.AllNames)
-	if o.NoTools {
+	if o.NoTools || o.NoBuiltinTools {
 		return nil, all
 	}
 	names := tool.DefaultNames

@@ -35,7 +35,10 @@ type Options struct {
 	AppendSystemPrompt []string
 	Tools              string
 	NoTools            bool
-	NoContextFiles     bool
+	// NoBuiltinTools (--no-builtin-tools) starts without the built-in tools; extension tools
+	// stay active (seed 004).
+	NoBuiltinTools bool
+	NoContextFiles bool
 	// Skills and templates (config-and-resources.md §10–11): --skill, --no-skills,
 	// --prompt-template, --no-prompt-templates (resources.go).
 	SkillPaths        []string
@@ -130,6 +133,7 @@ Examples:
 	f.StringArrayVar(&opts.AppendSystemPrompt, "append-system-prompt", nil, "append to the system prompt (text or a file; repeatable)")
 	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls)")
 	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools (also -nt)")
+	f.BoolVar(&opts.NoBuiltinTools, "no-builtin-tools", false, "start without the built-in tools; extension tools stay enabled")
 	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md (also -nc)")
 	f.StringArrayVar(&opts.SkillPaths, "skill", nil, "load a skill file or directory (repeatable; also with --no-skills)")
 	f.BoolVar(&opts.NoSkills, "no-skills", false, "do not discover skills (also -ns)")

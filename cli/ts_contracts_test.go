@@ -305,3 +305,15 @@ func TestTSBusyHostNotRestarted(t *testing.T) {
 	p.requestHas(1, "SLOW-DONE calls=1")
 	p.requestHas(2, "SLOW-DONE calls=2")
 }
+
+// Issue 13 item 14: --no-builtin-tools starts without the built-in tools while an extension's
+// tools stay enabled (seed 004).
+func TestTSNoBuiltinTools(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{{Text: "ok"}}, "results.ts")
+	out, _ := p.print("--no-session", "--no-builtin-tools", "-e", "results.ts", "-p", "hi")
+	if out != "ok\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(0, `"name":"returns_error"`, `"name":"throws_error"`)
+	p.requestLacks(0, `"name":"read"`, `"name":"bash"`, `"name":"edit"`, `"name":"write"`)
+}

@@ -81,6 +81,10 @@ type Manager struct {
 	notes noteQueue
 	seq   atomic.Int64 // progress tokens
 
+	// warming is closed when the background starts of servers whose direct tools were unknown
+	// have ended (nil when there were none).
+	warming atomic.Pointer[chan struct{}]
+
 	// disconnected, for tests, is told each time a server's connection ends.
 	disconnected func(name string)
 }
@@ -115,21 +119,50 @@ func (m *Manager) Servers() []string { return append([]string(nil), m.names...) 
 // Start connects eager and keep-alive servers in the background, and servers whose direct
 // tools are not known from the cache, so their tools can be registered; it returns at once.
 func (m *Manager) Start() {
+	var direct sync.WaitGroup
+	unknowns := 0
 	for _, n := range m.names {
 		s := m.servers[n]
 		warm := s.cfg.Lifecycle == Eager || s.cfg.Lifecycle == KeepAlive
-		if !warm && s.cfg.DirectAll && m.cachedTools(s.cfg) == nil {
-			warm = true
+		unknown := s.cfg.DirectAll && m.cachedTools(s.cfg) == nil
+		if !warm && !unknown {
+			continue
 		}
-		if warm {
-			m.background(func() {
-				_, err := s.connect(m.life)
-				if err != nil && !m.closed.Load() {
-					s.scheduleReconnect()
-				}
-			})
+		if unknown {
+			direct.Add(1)
+			unknowns++
 		}
+		m.background(func() {
+			_, err := s.connect(m.life)
+			if unknown {
+				direct.Done()
+			}
+			if err != nil && !m.closed.Load() {
+				s.scheduleReconnect()
+			}
+		})
 	}
+	if unknowns > 0 {
+		ch := make(chan struct{})
+		m.warming.Store(&ch)
+		go func() { direct.Wait(); close(ch) }()
+	}
+}
+
+// WaitDirect waits, at most d, for the servers whose direct tools Start had to list (directTools
+// true and nothing cached), so the first request can offer them; it reports whether any such
+// server was started. After they are done once, it returns false at once.
+func (m *Manager) WaitDirect(d time.Duration) bool {
+	p := m.warming.Load()
+	if p == nil {
+		return false
+	}
+	select {
+	case <-*p:
+		m.warming.CompareAndSwap(p, nil) // later prompts need not wait or refresh
+	case <-time.After(d):
+	}
+	return true
 }
 
 func (m *Manager) background(fn func()) {

@@ -309,3 +309,35 @@ func TestDirectTools(t *testing.T) {
 		}
 	}
 }
+
+// Eager and keep-alive servers start in the background at Start; a keep-alive server that
+// dies is started again; an eager one is not.
+func TestEagerAndKeepAlive(t *testing.T) {
+	old := reconnectDelay
+	reconnectDelay = 10 * time.Millisecond
+	t.Cleanup(func() { reconnectDelay = old })
+	dir := t.TempDir()
+	klog, elog := filepath.Join(dir, "keep.log"), filepath.Join(dir, "eager.log")
+	writeConfig(t, filepath.Join(dir, ".mcp.json"),
+		`"keep": `+fixtureEntry(t, klog, `"lifecycle": "keep-alive"`)+`, "eager": `+fixtureEntry(t, elog, `"lifecycle": "eager"`))
+	m := managerFor(t, dir)
+	m.Start()
+	waitFor(t, "both servers to start", func() bool {
+		st := m.Status()
+		return st[0].State == "connected" && st[1].State == "connected"
+	})
+	for _, s := range []string{"eager", "keep"} {
+		if _, err := m.CallTool(context.Background(), s, "crash", nil); err == nil {
+			t.Fatalf("%s: no error from crash", s)
+		}
+	}
+	waitFor(t, "the keep-alive server to come back", func() bool {
+		return len(logLines(t, klog, "start")) == 2 && m.Status()[1].State == "connected"
+	})
+	if st := m.Status(); st[0].Name != "eager" || st[0].State != "failed" || !strings.Contains(st[0].Error, "exit status 3") {
+		t.Fatalf("eager after crash: %+v", st[0])
+	}
+	if n := len(logLines(t, elog, "start")); n != 1 {
+		t.Fatalf("the eager server started %d times", n)
+	}
+}

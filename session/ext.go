@@ -161,6 +161,7 @@ func (s *Session) PromptWith(ctx context.Context, text string, o PromptOptions) 
 	if o.Source == "" {
 		o.Source = "interactive"
 	}
+	s.waitMCPDirect()
 	images := o.Images
 	if s.runner.Has(ext.IDInput) {
 		out, _, _ := emit[*ext.InputResult](s, ctx, ext.Input{Text: text, Images: images, Source: o.Source})

@@ -64,6 +64,17 @@ func (rt *Runtime) bindMCP() {
 	m.Start()
 }
 
+// MCPDirectWait bounds how long a prompt waits for MCP servers started to list their direct
+// tools (directTools true, nothing cached), as Atomic's first prompt does.
+var MCPDirectWait = 10 * time.Second
+
+// waitMCPDirect lets a prompt offer the direct tools of servers still being listed.
+func (s *Session) waitMCPDirect() {
+	if m := s.opts.MCP; m != nil && m.WaitDirect(MCPDirectWait) {
+		s.ToolsChanged()
+	}
+}
+
 // MCP returns the Runtime's MCP manager, nil when MCP is off.
 func (rt *Runtime) MCP() *mcp.Manager { return rt.base.MCP }
 

@@ -317,3 +317,17 @@ func TestTSNoBuiltinTools(t *testing.T) {
 	p.requestHas(0, `"name":"returns_error"`, `"name":"throws_error"`)
 	p.requestLacks(0, `"name":"read"`, `"name":"bash"`, `"name":"edit"`, `"name":"write"`)
 }
+
+// Issue 13 item 14: the type guards isBashToolResult, isPowerShellToolResult and
+// isSearchToolResult are exported and tell a bash result from others.
+func TestTSToolResultGuards(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("bash", map[string]any{"command": "echo hi"})}},
+		{Text: "done"},
+	}, "guards.ts")
+	out, _ := p.print("--no-session", "-e", "guards.ts", "-p", "run")
+	if out != "done\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(1, "GUARDS bash=true powershell=false search=false")
+}

@@ -131,6 +131,7 @@ function codingAgent(configDirName: () => string, appName: () => string, typebox
 		isFindToolResult: toolGuard("find"),
 		isLsToolResult: toolGuard("ls"),
 		isSearchToolResult: toolGuard("search"),
+		isPowerShellToolResult: toolGuard("powershell"),
 		StringEnum: stringEnumFor(typebox),
 		...truncate,
 		withFileMutationQueue,

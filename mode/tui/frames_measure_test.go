@@ -56,14 +56,35 @@ func TestMeasureFramesWithComponent(t *testing.T) {
 	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: strings.Repeat("word ", n), Chunks: n, DelayMS: 1}))
 	p := filepath.Join(env.Work, "stream.ts")
 	env.WriteFile(t, p, streamWidgetExtension)
-	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", p)
-	term.WaitFor("fake-model", "DELTAS 0")
+	// ATOMIC_MEASURE_BASELINE=1: the same stream without the extension, for comparison.
+	baseline := os.Getenv("ATOMIC_MEASURE_BASELINE") != ""
+	args := []string{"--model", "fake/fake-model", "-e", p}
+	if baseline {
+		args = args[:2]
+	}
+	term := env.Start(t, bin, args...)
+	term.WaitFor("fake-model")
+	if !baseline {
+		term.WaitFor("DELTAS 0")
+	}
 	cpu0 := cpuTicks(t, term.Pid())
 	term.Record()
 	start := time.Now()
 	term.Type("go")
 	term.Press("enter")
-	term.WaitFor("DELTAS " + strconv.Itoa(n))
+	// message_update also fires at the message's start and end: at least n updates.
+	term.WaitScreen("DELTAS ≥ n", func(screen string) bool {
+		if baseline {
+			return strings.Count(screen, "word") > 0 && !strings.Contains(screen, "Working")
+		}
+		i := strings.Index(screen, "DELTAS ")
+		if i < 0 {
+			return false
+		}
+		f := strings.Fields(screen[i+len("DELTAS "):])
+		v, err := strconv.Atoi(f[0])
+		return err == nil && v >= n
+	})
 	elapsed := time.Since(start)
 	cpu := cpuTicks(t, term.Pid()) - cpu0
 	raw := term.Recorded()

@@ -34,6 +34,17 @@ type Component interface {
 // drops the component (closed, replaced, restored, the UI ended).
 type Disposer interface{ Dispose() }
 
+// Ender is implemented by a component that can end by itself: a host component whose extension
+// host dropped it (a reload). The UI removes a widget, footer or header once Ended reports true
+// (restoring the built-in footer or header); the component asks for a render when it ends.
+type Ender interface{ Ended() bool }
+
+// Ended reports whether c implements Ender and has ended.
+func Ended(c Component) bool {
+	e, ok := c.(Ender)
+	return ok && e.Ended()
+}
+
 // ComponentHandle is a mounted component's link to its UI, given to the factory. Its methods are
 // safe from any goroutine.
 type ComponentHandle interface {

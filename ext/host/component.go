@@ -38,6 +38,7 @@ type remote struct {
 	closed   bool
 	overlay  *ext.OverlayOptions
 	hidden   bool
+	ended    bool // the host dropped it (ui.component.done)
 }
 
 // newRemote registers host component id of p.
@@ -136,14 +137,24 @@ func (r *remote) invalidated() {
 	}
 }
 
-// done closes a custom component (ui.component.done): its Custom returns.
+// done handles ui.component.done: a custom component's Custom returns; a widget, footer or header
+// ends (its host dropped it on a reload) and the UI removes it at its next render.
 func (r *remote) done() {
 	r.mu.Lock()
 	h := r.h
+	r.ended = true
 	r.mu.Unlock()
 	if h != nil {
 		h.Done(nil)
+		h.RequestRender()
 	}
+}
+
+// Ended implements ext.Ender.
+func (r *remote) Ended() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ended
 }
 
 func (r *remote) startLocked() {

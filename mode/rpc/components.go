@@ -93,6 +93,10 @@ func (rc *rpcComp) render(first bool) {
 	if rc.closed || rc.c == nil {
 		return
 	}
+	if rc.kind != "custom" && ext.Ended(rc.c) {
+		rc.end()
+		return
+	}
 	w, _ := rc.d.size()
 	lines := rc.c.Render(w)
 	if lines == nil {
@@ -114,6 +118,29 @@ func (rc *rpcComp) render(first bool) {
 		rc.d.notify("setFooter", field{key: "footerLines", value: lines})
 	case "header":
 		rc.d.notify("setHeader", field{key: "headerLines", value: lines})
+	}
+}
+
+// end removes a widget, footer or header whose extension host dropped it: the client is told to
+// remove the widget or restore its built-in footer or header (on the loop).
+func (rc *rpcComp) end() {
+	slot := rc.kind
+	if rc.kind == "widget" {
+		slot = "widget:" + rc.key
+	}
+	rc.d.mu.Lock()
+	if rc.d.slots[slot] == rc {
+		delete(rc.d.slots, slot)
+	}
+	rc.d.mu.Unlock()
+	rc.dispose()
+	switch rc.kind {
+	case "widget":
+		rc.d.notify("setWidget", field{key: "widgetKey", value: rc.key}, field{key: "widgetPlacement", value: rc.place})
+	case "footer":
+		rc.d.notify("setFooter")
+	case "header":
+		rc.d.notify("setHeader")
 	}
 }
 

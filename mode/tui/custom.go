@@ -57,6 +57,7 @@ func (x *extUI) requestRender() {
 			x.pacer.last = time.Now()
 			x.pacer.mu.Unlock()
 			x.pacer.pending.Store(false)
+			m.pruneEnded()
 			if m.comps.header != nil {
 				m.chat.Touch(m.comps.header)
 			}
@@ -256,6 +257,29 @@ func (x *extUI) SetHeaderComponent(factory ext.ComponentFactory) {
 }
 
 var _ ext.ComponentUI = (*extUI)(nil)
+
+// pruneEnded removes the widgets, footer and header whose extension host dropped them
+// (ext.Ender), restoring the built-in footer and header.
+func (m *model) pruneEnded() {
+	out := m.widgets[:0]
+	for _, w := range m.widgets {
+		if w.comp != nil && ext.Ended(w.comp) {
+			dispose(w.comp)
+			continue
+		}
+		out = append(out, w)
+	}
+	m.widgets = out
+	if m.comps.footer != nil && ext.Ended(m.comps.footer) {
+		dispose(m.comps.footer)
+		m.comps.footer = nil
+	}
+	if m.comps.header != nil && ext.Ended(m.comps.header.c) {
+		dispose(m.comps.header.c)
+		m.comps.header = nil
+		m.rebuild()
+	}
+}
 
 // headerBlock is the transcript's first block: the custom header or the built-in one.
 func (m *model) headerBlock() chat.Block {

@@ -142,6 +142,15 @@ func TestE2EFactoryWidgetAndFooter(t *testing.T) {
 	term.Press("enter")
 	term.WaitFor("fake-model")
 	term.WaitGone("CUSTOM-FOOTER", "FACTORY-WIDGET")
+	// A reload drops the extension's components with its host generation: the built-in footer
+	// comes back.
+	term.Type("/chrome2")
+	term.Press("enter")
+	term.WaitFor("CUSTOM-FOOTER", "FACTORY-WIDGET 3")
+	term.Type("/reload")
+	term.Press("enter")
+	term.WaitFor("fake-model")
+	term.WaitGone("CUSTOM-FOOTER", "FACTORY-WIDGET")
 	quit(t, term)
 }
 

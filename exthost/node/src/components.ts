@@ -318,6 +318,9 @@ export function dispose(p: { component: number }): void {
 
 /** disposeAll drops every component (a new generation: the core's UI was reset). */
 export function disposeAll(): void {
+	// The core still shows the widgets, footer and header of the old generation: tell it they
+	// ended, so it removes them (and restores its built-in footer and header).
+	for (const id of slots.values()) notify("ui.component.done", { component: id });
 	slots.clear();
 	for (const e of [...table.values()]) disposeComp(e);
 }

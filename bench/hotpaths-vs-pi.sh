@@ -123,11 +123,14 @@ run() {
 	shift
 	if [ "$who" = atomic ]; then
 		out=$(cd "$tmp/work" && env HOME="$tmp/home" ATOMIC_CODING_AGENT_DIR="$tmp/agent-atomic" /usr/bin/time -f '%e %U %S %M' \
-			"$tmp/atomic" --model fake/fake-model "$@" 2>&1 >/dev/null | tail -1)
+			"$tmp/atomic" --model fake/fake-model "$@" 2>&1 >/dev/null | tail -1) || echo "$who $*: the run failed (timing kept)" >&2
 	else
 		out=$(cd "$tmp/work" && env HOME="$tmp/home" PI_CODING_AGENT_DIR="$tmp/agent-pi" PI_OFFLINE=1 /usr/bin/time -f '%e %U %S %M' \
-			node "$pi_cli" --offline --no-skills --no-prompt-templates --no-context-files --model fake/fake-model "$@" 2>&1 >/dev/null | tail -1)
+			node "$pi_cli" --offline --no-skills --no-prompt-templates --no-context-files --model fake/fake-model "$@" 2>&1 >/dev/null | tail -1) || echo "$who $*: the run failed (timing kept)" >&2
 	fi
+	# A failed run's last line is its error, not the timing: keep the timing line.
+	out=$(grep -E '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$' <<<"$out" | tail -1 || true)
+	[ -n "$out" ] || out="0 0 0 0"
 	awk '{printf "%d %d %.1f\n", $1 * 1000, ($2 + $3) * 1000, $4 / 1024}' <<<"$out"
 }
 

@@ -210,3 +210,34 @@ func init() {
 		return below.Apply(ext.AutocompleteRequest{Lines: a.Lines, CursorLine: a.CursorLine, CursorCol: a.CursorCol}, item, a.Prefix), nil
 	}
 }
+
+func init() {
+	editor := func(fn func(s *Supervisor, p *process, ui ext.UI, a *protocol.EditorParams)) handlerFunc {
+		return func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+			a, c, err := ctxCall(s, params, func(a *protocol.EditorParams) int64 { return a.Ctx })
+			if err != nil {
+				return nil, err
+			}
+			fn(s, p, c.UI(), a)
+			return nil, nil
+		}
+	}
+	methods[protocol.MethodUISetEditorComponent] = editor(func(_ *Supervisor, p *process, ui ext.UI, a *protocol.EditorParams) {
+		ext.SetEditorComponent(ui, p.remoteFactory(a.Component))
+	})
+	methods[protocol.MethodUIEditorSubmit] = editor(func(_ *Supervisor, _ *process, ui ext.UI, a *protocol.EditorParams) {
+		if e, ok := ext.UIAs[ext.EditorEventsUI](ui); ok {
+			e.EditorSubmit(a.Text)
+		}
+	})
+	methods[protocol.MethodUIEditorAction] = editor(func(_ *Supervisor, _ *process, ui ext.UI, a *protocol.EditorParams) {
+		if e, ok := ext.UIAs[ext.EditorEventsUI](ui); ok {
+			e.EditorAction(a.Action)
+		}
+	})
+	methods[protocol.MethodUIEditorChange] = editor(func(_ *Supervisor, _ *process, ui ext.UI, a *protocol.EditorParams) {
+		if e, ok := ext.UIAs[ext.EditorEventsUI](ui); ok {
+			e.EditorChanged(a.Text)
+		}
+	})
+}

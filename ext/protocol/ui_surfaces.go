@@ -130,3 +130,22 @@ type RenderResult struct {
 type InvalidateParams struct {
 	Key string `json:"key"`
 }
+
+// Custom editors (ctx.ui.setEditorComponent; docs/extension-protocol.md "Custom editors"), all
+// notifications from the host: ui.setEditorComponent mounts host component Component in the
+// editor's place (0 restores the built-in editor); the component reports ui.editor.submit (Text),
+// ui.editor.action (Action, an app action id) and ui.editor.change (Text).
+const (
+	MethodUISetEditorComponent = "ui.setEditorComponent"
+	MethodUIEditorSubmit       = "ui.editor.submit"
+	MethodUIEditorAction       = "ui.editor.action"
+	MethodUIEditorChange       = "ui.editor.change"
+)
+
+// EditorParams are the params of the custom-editor notifications.
+type EditorParams struct {
+	Ctx       int64  `json:"ctx"`
+	Component int64  `json:"component,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Action    string `json:"action,omitempty"`
+}

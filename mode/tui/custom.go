@@ -101,6 +101,7 @@ type customDialog struct {
 	opts    *ext.OverlayOptions
 	closed  bool
 	onClose func() // called once on the UI goroutine when it closes
+	editor  bool   // a custom editor (setEditorComponent, customeditor.go)
 }
 
 func (d *customDialog) Render(width int) []string {

@@ -185,3 +185,45 @@ func TestE2EGoExtensionUISurfaces(t *testing.T) {
 	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
 }
+
+// TestE2ECustomEditorModal: pi's modal-editor example, unchanged, replaces the editor with its
+// CustomEditor: insert mode types, Escape switches to normal mode (the label changes), "0" and
+// "x" edit in normal mode, an app keybinding (ctrl+l, app.model.select) passes through the
+// editor to the app, and Enter submits the edited text to the agent.
+func TestE2ECustomEditorModal(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "Got the edited text."}))
+	env.WriteFile(t, filepath.Join(env.Agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}}`)
+	extPath, err := filepath.Abs(filepath.Join("testdata", "pi-examples", "modal-editor.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
+	term.WaitFor("fake-model", "INSERT")
+	term.Type("Xhello modal")
+	term.WaitFor("Xhello modal")
+	term.Press("esc")
+	term.WaitFor("NORMAL")
+	term.Type("0")
+	term.Type("x")
+	term.WaitScreen("the X deleted in normal mode", func(s string) bool {
+		return strings.Contains(s, "hello modal") && !strings.Contains(s, "Xhello")
+	})
+	term.Press("ctrl+l")
+	term.WaitFor("Select model")
+	term.Press("esc")
+	term.WaitGone("Select model")
+	term.Type("i")
+	term.WaitFor("INSERT")
+	term.Press("enter")
+	term.WaitFor("Got the edited text.")
+	req := env.Fake.Requests()
+	if len(req) == 0 || !strings.Contains(string(req[len(req)-1].Body), `"hello modal"`) {
+		t.Fatalf("the submitted prompt is not the edited text")
+	}
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+}

@@ -45,6 +45,12 @@ type (
 // §4.4 — extension shortcuts, interrupt, exit, app actions, the completion list, submit, editor.
 func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if d := m.topDialog(); d != nil {
+		// A custom editor is the editor: extension shortcuts come first (tui.md §4.4).
+		if cd, ok := d.(*customDialog); ok && cd.editor {
+			if press := keys.Press(k); hasShortcut(m, press) {
+				return m.runShortcut(press)
+			}
+		}
 		// A second Ctrl+C within the window always gets the user out, even past a stuck dialog.
 		if m.km.Matches(k, keys.Clear) && time.Since(m.lastCtrlC) < doublePress {
 			return m.Quit()

@@ -1,5 +1,5 @@
 // Smaller exports of @bastani/atomic outside the TUI: highlightCode and getLanguageFromPath,
-// the keybinding text helpers, CustomEditor, and the static SessionManager.list / listAll.
+// the keybinding text helpers (uisurf.ts), and the static SessionManager.list / listAll.
 
 import * as path from "node:path";
 import { syncCall } from "./rpc";
@@ -37,40 +37,6 @@ export function getLanguageFromPath(filePath: string): string | undefined {
 }
 
 export { keyHint, keyHintIfBound, keyText, rawKeyHint } from "./uisurf";
-
-const NEEDS_UI = "custom editors need the interactive UI, which atomic does not have yet (print, JSON and RPC modes have no editor)";
-
-/**
- * CustomEditor is pi's base class for replacement input editors (ctx.ui.setEditorComponent). Without
- * the interactive UI there is no editor: a subclass can be declared and constructed, but drawing
- * it or feeding it input throws.
- */
-export class CustomEditor {
-	tui: unknown;
-	theme: unknown;
-	keybindings: unknown;
-	onSubmit?: (text: string) => void;
-	onChange?: (text: string) => void;
-	#text = "";
-	constructor(tui?: unknown, theme?: unknown, keybindings?: unknown, _options?: unknown) {
-		this.tui = tui;
-		this.theme = theme;
-		this.keybindings = keybindings;
-	}
-	handleInput(_data: string): void {
-		throw new Error(NEEDS_UI);
-	}
-	render(_width: number): string[] {
-		throw new Error(NEEDS_UI);
-	}
-	invalidate(): void {}
-	getText(): string {
-		return this.#text;
-	}
-	setText(text: string): void {
-		this.#text = String(text ?? "");
-	}
-}
 
 interface WireSessionInfo {
 	path: string;

@@ -13,7 +13,7 @@ import { hostInfo } from "./modules";
 import { apiProviders, registerApiProvider } from "./piai";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
 import { renderEntry, renderMessage, renderTool } from "./render";
-import { noteContext, themeUI } from "./uisurf";
+import { getEditorComponent, noteContext, setEditorComponent, themeUI } from "./uisurf";
 
 type Fn = (...args: any[]) => any;
 
@@ -116,6 +116,8 @@ function makeUI(ctx: number): any {
 			const component = components.setSlot("header", ctx, factory, themeOf, []);
 			notify("ui.setHeader", { ctx, component });
 		},
+		setEditorComponent: (factory?: Fn) => setEditorComponent(ctx, factory, components.setSlot),
+		getEditorComponent: () => getEditorComponent(),
 		setWorkingMessage: (message?: string) => notify("ui.setWorkingMessage", { ctx, message: message ?? "" }),
 		setWorkingVisible: (visible: boolean) => notify("ui.setWorkingVisible", { ctx, visible: visible !== false }),
 		setWorkingIndicator: (indicator?: { frames?: string[]; intervalMs?: number }) =>

@@ -16,6 +16,7 @@ import * as pihelpers from "./pihelpers";
 import * as tools from "./tools";
 import { ErrorCodes, notify, request, RpcError } from "./rpc";
 import * as truncate from "./truncate";
+import { CustomEditorClass } from "./uisurf";
 
 /** What the core told the host in `initialize`. */
 export const hostInfo = { agentDir: "", version: "", appName: "atomic", configDirName: ".atomic" };
@@ -143,7 +144,9 @@ function codingAgent(configDirName: () => string, appName: () => string, typebox
 		rawKeyHint: extras.rawKeyHint,
 		highlightCode: extras.highlightCode,
 		getLanguageFromPath: extras.getLanguageFromPath,
-		CustomEditor: extras.CustomEditor,
+		get CustomEditor() {
+			return CustomEditorClass();
+		},
 		SessionManager: extras.SessionManager,
 		createReadTool: tools.createReadTool,
 		createBashTool: tools.createBashTool,

@@ -262,3 +262,148 @@ export function autocompleteApply(p: any): unknown {
 	const r = provider.applyCompletion(p.lines ?? [""], p.cursorLine ?? 0, p.cursorCol ?? 0, p.item, String(p.prefix ?? ""));
 	return { lines: r?.lines ?? p.lines, cursorLine: r?.cursorLine ?? p.cursorLine, cursorCol: r?.cursorCol ?? p.cursorCol };
 }
+
+// ---- custom editors (tui.md §7.4) ----------------------------------------------------------------
+
+/** The app actions a CustomEditor passes to the core (interrupt and exit go through onEscape/onCtrlD). */
+const APP_ACTIONS = [
+	"app.clear",
+	"app.suspend",
+	"app.thinking.cycle",
+	"app.model.cycleForward",
+	"app.model.cycleBackward",
+	"app.model.select",
+	"app.tools.expand",
+	"app.thinking.toggle",
+	"app.editor.external",
+	"app.message.followUp",
+	"app.message.dequeue",
+	"app.clipboard.pasteImage",
+	"app.session.new",
+	"app.session.tree",
+	"app.session.fork",
+	"app.session.resume",
+];
+
+/** matchesBinding reports whether raw key data is one of the keys bound to action. */
+function matchesBinding(data: string, action: string): boolean {
+	const keys = bindings(currentCtx)[action];
+	if (!keys || keys.length === 0) return false;
+	const { matchesKey } = require("@mariozechner/pi-tui");
+	return keys.some((k: string) => {
+		try {
+			return matchesKey(data, k.replace(/^esc$/, "escape"));
+		} catch {
+			return false;
+		}
+	});
+}
+
+let customEditorClass: any;
+/**
+ * CustomEditor is pi's base class for replacement editors: pi-tui's Editor whose handleInput
+ * first gives app keybindings to actionHandlers (filled by the host: they run the app's action
+ * in the core), Escape to onEscape and Ctrl+D on an empty editor to onCtrlD.
+ */
+export function CustomEditorClass(): any {
+	if (customEditorClass) return customEditorClass;
+	const { Editor } = require("@mariozechner/pi-tui");
+	customEditorClass = class CustomEditor extends Editor {
+		actionHandlers = new Map<string, () => void>();
+		onEscape?: () => void;
+		onCtrlD?: () => void;
+		onPasteImage?: () => void;
+		keybindings: unknown;
+		constructor(tui: any, theme: any, keybindings?: unknown, options?: any) {
+			super(tui, theme, options);
+			this.keybindings = keybindings;
+		}
+		onAction(action: string, handler: () => void): void {
+			this.actionHandlers.set(action, handler);
+		}
+		handleInput(data: string): void {
+			const autocompleting = typeof (this as any).isShowingAutocomplete === "function" && (this as any).isShowingAutocomplete();
+			if (!autocompleting && matchesBinding(data, "app.interrupt") && this.onEscape) {
+				this.onEscape();
+				return;
+			}
+			if (matchesBinding(data, "app.exit") && this.getText().length === 0 && this.onCtrlD) {
+				this.onCtrlD();
+				return;
+			}
+			for (const [action, handler] of this.actionHandlers) {
+				if (matchesBinding(data, action)) {
+					handler();
+					return;
+				}
+			}
+			super.handleInput(data);
+		}
+	};
+	return customEditorClass;
+}
+
+/** editorTheme is pi's EditorTheme in the active theme's colours. */
+function editorTheme(): any {
+	const fg = (token: string) => (s: string) => currentTheme.fg(token, s);
+	return {
+		borderColor: fg("border"),
+		selectList: { selectedPrefix: fg("accent"), selectedText: fg("accent"), description: fg("muted"), scrollInfo: fg("muted"), noMatch: fg("muted") },
+	};
+}
+
+/**
+ * wireEditor connects a replacement editor to the core: submit, text changes and the app actions
+ * of a CustomEditor; it starts with the built-in editor's text.
+ */
+function wireEditor(c: any, ctx: number): void {
+	const action = (a: string) => () => notify("ui.editor.action", { ctx, action: a });
+	c.onSubmit = (text: string) => notify("ui.editor.submit", { ctx, text: String(text ?? "") });
+	c.onChange = (text: string) => notify("ui.editor.change", { ctx, text: String(text ?? "") });
+	if (c.actionHandlers instanceof Map) {
+		for (const a of APP_ACTIONS) if (!c.actionHandlers.has(a)) c.actionHandlers.set(a, action(a));
+		c.onEscape ??= action("app.interrupt");
+		c.onCtrlD ??= action("app.exit");
+	}
+	try {
+		const text = syncCall<string>("ui.getEditorText", { ctx }) ?? "";
+		if (text && typeof c.setText === "function") c.setText(text);
+	} catch {
+		// a stale context: start empty
+	}
+}
+
+/** The current replacement editor component of each context's UI (getEditorComponent). */
+let editorFactory: ((tui: any, theme: any, keybindings: any) => any) | undefined;
+
+/** setEditorComponent is ctx.ui.setEditorComponent (undefined restores the built-in editor). */
+export function setEditorComponent(ctx: number, factory: ((tui: any, theme: any, keybindings: any) => any) | undefined, setSlot: (slot: string, ctx: number, f: any, theme: () => any, extra: unknown[]) => number | undefined): void {
+	editorFactory = typeof factory === "function" ? factory : undefined;
+	if (!editorFactory) {
+		setSlot("editor", ctx, undefined, () => currentTheme, []);
+		notify("ui.setEditorComponent", { ctx, component: 0 });
+		return;
+	}
+	const f = editorFactory;
+	let kb: unknown;
+	try {
+		kb = require("@mariozechner/pi-tui").getKeybindings?.();
+	} catch {}
+	const id = setSlot(
+		"editor",
+		ctx,
+		(tui: any) => {
+			const c = f(tui, editorTheme(), kb);
+			if (c && typeof c.render === "function") wireEditor(c, ctx);
+			return c;
+		},
+		() => currentTheme,
+		[],
+	);
+	if (id !== undefined) notify("ui.setEditorComponent", { ctx, component: id });
+}
+
+/** getEditorComponent is the current replacement editor's factory (so extensions can wrap each other). */
+export function getEditorComponent(): unknown {
+	return editorFactory;
+}

@@ -14,6 +14,7 @@ import { apiProviders, registerApiProvider } from "./piai";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
 import { renderEntry, renderMessage, renderTool } from "./render";
 import { getEditorComponent, noteContext, setEditorComponent, themeUI } from "./uisurf";
+import * as workflow from "./workflow";
 
 type Fn = (...args: any[]) => any;
 
@@ -302,6 +303,9 @@ class Ctx {
 	reload() {
 		return request("ctx.reload", { ctx: this.id }).then(() => undefined);
 	}
+	observeWorkflowActivity(observer: Fn) {
+		return workflow.observe(this.id, observer);
+	}
 }
 
 /**
@@ -570,6 +574,9 @@ function makeAPI(inst: Instance): any {
 		setThinkingLevel(level: string) {
 			call("setThinkingLevel", { level });
 		},
+		registerWorkflowActivityPublisher() {
+			return workflow.makePublisher(ext, gen);
+		},
 		events,
 	};
 }
@@ -728,6 +735,7 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 	if (evqRunning && ORDERED.has(p.event)) await drained();
 	const payload = p.payload ?? {};
 	payload.type = p.event;
+	workflow.workflowPayload(p.event, payload);
 	if (signaled) payload.signal = signal!.signal;
 	for (const f of FROZEN[p.event] ?? []) deepFreeze(payload[f]);
 	const fields = MUTABLE[p.event];
@@ -795,6 +803,7 @@ function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
 	if (!h) return undefined;
 	const payload = p.payload ?? {};
 	payload.type = p.event;
+	workflow.workflowPayload(p.event, payload);
 	try {
 		const r = h.fn(payload, new Ctx(p.ctx, p.signal ? new LazySignal() : undefined));
 		if (r && typeof r.then === "function") return within(Promise.resolve(r), p, inst).then(undefined, (err) => queuedFailed(p, inst, err));

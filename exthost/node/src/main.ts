@@ -7,6 +7,7 @@ import * as components from "./components";
 import * as host from "./host";
 import { installModuleHook } from "./modules";
 import { autocompleteApply, autocompleteSuggest } from "./uisurf";
+import * as workflow from "./workflow";
 import { deliverUpdate, ErrorCodes, notify, readLines, type RpcMessage, RpcError, send, settle } from "./rpc";
 
 installModuleHook();
@@ -31,6 +32,7 @@ const requests: Record<string, RequestHandler> = {
 	"command.complete": (_id, p) => host.commandComplete(p),
 	"shortcut.run": (id, p) => host.shortcutRun(id, p),
 	callback: (_id, p) => host.runCallback(p),
+	"workflow.frame": (_id, p) => workflow.frame(p),
 	"autocomplete.suggest": (id, p) => {
 		const ac = new AbortController();
 		host.inflight.set(id, ac);

@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+)
+
+// wfSeen is what the workflow.ts probe reports: the observer's frames in order (snapshot first,
+// FIFO, a new epoch with an unavailable snapshot for the second publisher, the fenced
+// publication absent, cursors with string epochs), the workflow_activity_changed hook with the
+// changed frame's revision, and no overlapping callbacks.
+const wfSeen = "WF snapshot unavailable [-] e1r0:string | snapshot ready [A=working] e1r1:string | changed B=idle e1r2:string | removed A e1r3:string" +
+	" | snapshot unavailable [-] e2r0:string | snapshot ready [] e2r1:string || hook B r2:string || overlap=false"
+
+func wfTurns() []fakellm.Turn {
+	return []fakellm.Turn{{ToolCalls: []fakellm.ToolCall{fakellm.Call("wf", map[string]any{})}}, {Text: "done"}}
+}
+
+// Issue 13 item 9: pi.registerWorkflowActivityPublisher and ctx.observeWorkflowActivity from a
+// TypeScript extension, through the binary in print mode.
+func TestTSWorkflowActivityPrint(t *testing.T) {
+	p := newTSProbe(t, wfTurns(), "workflow.ts")
+	out, _ := p.print("--no-session", "-e", "workflow.ts", "-p", "publish")
+	if out != "done\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(1, wfSeen)
+}
+
+// The same probe in RPC mode.
+func TestTSWorkflowActivityRPC(t *testing.T) {
+	p := newTSProbe(t, wfTurns(), "workflow.ts")
+	r := p.rpc("--no-session", "-e", "workflow.ts")
+	r.prompt("1", "publish")
+	p.requestHas(1, wfSeen)
+	r.in.Close()
+	r.wait()
+}

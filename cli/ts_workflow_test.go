@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
@@ -34,6 +35,30 @@ func TestTSWorkflowActivityRPC(t *testing.T) {
 	r := p.rpc("--no-session", "-e", "workflow.ts")
 	r.prompt("1", "publish")
 	p.requestHas(1, wfSeen)
+	r.in.Close()
+	r.wait()
+}
+
+// Issue 13 item 10: a TypeScript command's argument completions keep label and description
+// through the host and RPC's get_command_completions.
+func TestTSCommandCompletionItems(t *testing.T) {
+	p := newTSProbe(t, nil, "completions.ts")
+	r := p.rpc("--no-session", "-e", "completions.ts")
+	r.send(`{"id":"c1","type":"get_command_completions","commandName":"deploy","argumentPrefix":""}`)
+	m := r.next(func(m map[string]any) bool { return m["id"] == "c1" })
+	got, err := json.Marshal(m["data"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"completions":[{"description":"the live cluster","label":"Production","value":"prod"},{"label":"staging","value":"staging"},{"label":"dev","value":"dev"}]}`
+	if string(got) != want {
+		t.Fatalf("completions %s, want %s", got, want)
+	}
+	r.send(`{"id":"c2","type":"get_command_completions","commandName":"deploy","argumentPrefix":"st"}`)
+	m = r.next(func(m map[string]any) bool { return m["id"] == "c2" })
+	if got, _ := json.Marshal(m["data"]); string(got) != `{"completions":[{"label":"staging","value":"staging"}]}` {
+		t.Fatalf("completions for st: %s", got)
+	}
 	r.in.Close()
 	r.wait()
 }

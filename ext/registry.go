@@ -91,8 +91,10 @@ type Command struct {
 	Description string
 	// Handler runs `/name args` with an ExtensionCommandContext.
 	Handler func(ctx context.Context, c CommandContext, args string) error
-	// Completions returns argument completions for a prefix (optional).
-	Completions func(prefix string) []string
+	// Completions returns the argument completions for a prefix (optional;
+	// getArgumentCompletions): each item's Value replaces the argument, Label (Value when empty)
+	// and Description are what the list shows.
+	Completions func(prefix string) []AutocompleteItem
 }
 
 // CommandInfo describes a registered command (getCommands), with where it came from.

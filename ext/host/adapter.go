@@ -591,7 +591,7 @@ func (s *Supervisor) command(g *generation, i int, name, description string, com
 		},
 	}
 	if completions {
-		cmd.Completions = func(prefix string) []string {
+		cmd.Completions = func(prefix string) []ext.AutocompleteItem {
 			p, err := s.ensure()
 			if err != nil {
 				return nil
@@ -599,11 +599,10 @@ func (s *Supervisor) command(g *generation, i int, name, description string, com
 			ctx, cancel := context.WithTimeout(context.Background(), s.opts.DeadAfter*5)
 			defer cancel()
 			raw, err := p.call(ctx, protocol.MethodCommandComplete, protocol.CommandCompleteParams{ExtRef: ref, Name: name, Prefix: prefix}, "completions of "+what, nil)
-			var out []string
-			if err != nil || json.Unmarshal(raw, &out) != nil {
+			if err != nil {
 				return nil
 			}
-			return out
+			return completionItems(raw)
 		}
 	}
 	return cmd
@@ -628,4 +627,26 @@ func (s *Supervisor) shortcut(g *generation, i int, key, description string) ext
 			return nil
 		},
 	}
+}
+
+// completionItems decodes command.complete's answer: an array of {value, label, description}
+// items (a bare string is an item whose value and label it is); a label defaults to the value.
+// Anything else is no completions.
+func completionItems(raw json.RawMessage) []ext.AutocompleteItem {
+	var elems []json.RawMessage
+	if json.Unmarshal(raw, &elems) != nil {
+		return nil
+	}
+	out := make([]ext.AutocompleteItem, 0, len(elems))
+	for _, e := range elems {
+		var it ext.AutocompleteItem
+		if json.Unmarshal(e, &it.Value) != nil && json.Unmarshal(e, &it) != nil {
+			continue
+		}
+		if it.Label == "" {
+			it.Label = it.Value
+		}
+		out = append(out, it)
+	}
+	return out
 }

@@ -497,9 +497,11 @@ func handleEntries(s *Server, ctx context.Context, rt *session.Runtime, c *comma
 	return result{data: map[string]any{"entries": entries, "leafId": nullable(st.LeafID())}}
 }
 
+// completion is one item of get_command_completions: value, label and an optional description.
 type completion struct {
-	Value string `json:"value"`
-	Label string `json:"label"`
+	Value       string `json:"value"`
+	Label       string `json:"label"`
+	Description string `json:"description,omitempty"`
 }
 
 func handleCompletions(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
@@ -509,8 +511,12 @@ func handleCompletions(s *Server, ctx context.Context, rt *session.Runtime, c *c
 		return result{data: map[string]any{"completions": nil}}
 	}
 	out := []completion{}
-	for _, v := range cmd.Completions(p.ArgumentPrefix) {
-		out = append(out, completion{Value: v, Label: v})
+	for _, it := range cmd.Completions(p.ArgumentPrefix) {
+		label := it.Label
+		if label == "" {
+			label = it.Value
+		}
+		out = append(out, completion{Value: it.Value, Label: label, Description: it.Description})
 	}
 	return result{data: map[string]any{"completions": out}}
 }

@@ -235,7 +235,9 @@ func TestSteerAndAbortMidRun(t *testing.T) {
 func uiExtension(api ext.API) error {
 	cmd := func(name string, fn func(ctx context.Context, c ext.CommandContext, args string) error) {
 		if err := api.RegisterCommand(name, ext.Command{Description: "test " + name, Handler: fn,
-			Completions: func(p string) []string { return []string{p + "-a", p + "-b"} }}); err != nil {
+			Completions: func(p string) []ext.AutocompleteItem {
+				return []ext.AutocompleteItem{{Value: p + "-a", Label: "A " + p, Description: "first"}, {Value: p + "-b"}}
+			}}); err != nil {
 			panic(err)
 		}
 	}
@@ -424,7 +426,7 @@ func TestExtensionUI(t *testing.T) {
 	if len(cmds) != 7 || dig(cmds, 0, "name") != "ask" || dig(cmds, 0, "source") != "extension" || dig(cmds, 0, "sourceInfo", "path") != "go:test-1" {
 		t.Fatalf("get_commands %v", cmds)
 	}
-	if c := h.ok("cc", map[string]any{"type": "get_command_completions", "commandName": "ask", "argumentPrefix": "x"}); fmt.Sprint(dig(c, "completions")) != "[map[label:x-a value:x-a] map[label:x-b value:x-b]]" {
+	if c := h.ok("cc", map[string]any{"type": "get_command_completions", "commandName": "ask", "argumentPrefix": "x"}); fmt.Sprint(dig(c, "completions")) != "[map[description:first label:A x value:x-a] map[label:x-b value:x-b]]" {
 		t.Fatalf("completions %v", c)
 	}
 	if c := h.ok("cc2", map[string]any{"type": "get_command_completions", "commandName": "none"}); dig(c, "completions") != nil {

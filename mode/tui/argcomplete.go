@@ -4,27 +4,23 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/atomic-cli/atomic/resource"
 
-	"github.com/atomic-cli/atomic/mode/tui/command"
+	"github.com/atomic-cli/atomic/ext"
 )
 
 // extArgCompletion asks an extension command for the completions of its argument (tui.md §2.2,
 // getArgumentCompletions) off the UI goroutine — a TypeScript command answers over the host
 // protocol, bounded there — and opens the list when the answer arrives, if the text before the
 // cursor has not changed meanwhile.
-func (m *model) extArgCompletion(complete func(prefix string) []string, before, prefix string) {
+func (m *model) extArgCompletion(complete func(prefix string) []ext.AutocompleteItem, before, prefix string) {
 	x := m.ext
 	go func() {
-		values := complete(prefix)
-		if len(values) == 0 {
+		c := argCompletion(complete(prefix), prefix)
+		if c == nil {
 			return
-		}
-		items := make([]command.Completion, len(values))
-		for i, v := range values {
-			items[i] = command.Completion{Value: v, Label: v}
 		}
 		x.send(extMsg(func(m *model) tea.Cmd {
 			if m.ed.BeforeCursor() == before && m.topDialog() == nil {
-				m.complete = &completion{kind: "arg", prefix: prefix, items: items}
+				m.complete = c
 			}
 			return nil
 		}))

@@ -261,14 +261,19 @@ func (builtinProvider) Apply(req ext.AutocompleteRequest, item ext.AutocompleteI
 	return ext.ReplacePrefix(req, v, prefix)
 }
 
-// argCompletion is the list of an extension command's argument values.
-func argCompletion(values []string, prefix string) *completion {
+// argCompletion is the list of an extension command's argument completions: each item keeps
+// its label (the value when empty) and description.
+func argCompletion(values []ext.AutocompleteItem, prefix string) *completion {
 	if len(values) == 0 {
 		return nil
 	}
 	items := make([]command.Completion, len(values))
 	for i, v := range values {
-		items[i] = command.Completion{Value: v, Label: v}
+		label := v.Label
+		if label == "" {
+			label = v.Value
+		}
+		items[i] = command.Completion{Value: v.Value, Label: label, Description: v.Description}
 	}
 	return &completion{kind: "arg", prefix: prefix, items: items}
 }

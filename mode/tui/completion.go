@@ -24,7 +24,7 @@ type completion struct {
 	sel    int
 	// fetch asks an extension command for its argument completions (kind "extargs": the
 	// built-in provider calls it off the UI goroutine).
-	fetch func(prefix string) []string
+	fetch func(prefix string) []ext.AutocompleteItem
 	// req is the editor state a provider's list (kind "provider") was made for.
 	req ext.AutocompleteRequest
 }

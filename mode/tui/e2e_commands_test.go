@@ -287,6 +287,14 @@ export default function (pi: ExtensionAPI) {
 			ctx.shutdown();
 		},
 	});
+	pi.registerCommand("deploy", {
+		description: "deploy to a target",
+		getArgumentCompletions: (prefix: string) =>
+			[{ value: "prod", label: "Production", description: "the live cluster" }, "staging"].filter((i) => (typeof i === "string" ? i : i.value).startsWith(prefix)),
+		handler: async (args, ctx) => {
+			ctx.ui.notify("deploying " + args, "info");
+		},
+	});
 	pi.registerCommand("chrome", {
 		description: "status and widgets",
 		handler: async (_args, ctx) => {
@@ -326,6 +334,22 @@ func TestE2EExtensionSelectWithArrows(t *testing.T) {
 	if n := len(env.Fake.Requests()); n != 0 {
 		t.Fatalf("an extension command reached the model (%d requests)", n)
 	}
+	quit(t, term)
+}
+
+// TestE2EArgumentCompletionLabels: a TypeScript command's getArgumentCompletions items keep
+// their label and description in the list (a bare string is its own label); Tab applies the
+// item's value, not its label (issue 13 item 10).
+func TestE2EArgumentCompletionLabels(t *testing.T) {
+	_, term := tsEnv(t)
+	term.WaitFor("(auto)") // the session is up: keys typed before go to the editor without completion
+	term.Type("/deploy ")
+	term.WaitFor("Production", "the live cluster", "staging")
+	term.Press("tab")
+	term.WaitGone("the live cluster")
+	term.WaitScreen("the value applied", func(s string) bool { return strings.Contains(s, "/deploy prod") })
+	term.Press("enter")
+	term.WaitFor("deploying prod")
 	quit(t, term)
 }
 

@@ -945,7 +945,14 @@ export async function commandRun(id: number | string, p: { ext: number; gen: num
 export async function commandComplete(p: { ext: number; gen: number; name: string; prefix: string }) {
 	const cmd = instanceOf(p.ext, p.gen).commands.get(p.name);
 	const items = (await cmd?.getArgumentCompletions?.(p.prefix ?? "")) ?? [];
-	return (Array.isArray(items) ? items : []).map((i: any) => (typeof i === "string" ? i : String(i?.value ?? i?.label ?? "")));
+	// Items keep their label and description (pi's AutocompleteItem); a bare string is its own value.
+	return (Array.isArray(items) ? items : []).map((i: any) => {
+		if (typeof i === "string") return { value: i, label: i };
+		const value = String(i?.value ?? i?.label ?? "");
+		const out: { value: string; label: string; description?: string } = { value, label: i?.label === undefined || i?.label === null ? value : String(i.label) };
+		if (typeof i?.description === "string" && i.description !== "") out.description = i.description;
+		return out;
+	});
 }
 
 export async function shortcutRun(id: number | string, p: { ext: number; gen: number; key: string; ctx: number }) {

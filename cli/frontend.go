@@ -23,7 +23,8 @@ type frontEnd interface {
 	prompts(o *Options) ([]printmode.Prompt, error)
 	// start prepares the front-end just before the session runtime is built.
 	start(o *Options)
-	// mode is ctx.mode of extensions: "print", "json", "rpc" or "interactive".
+	// mode is ctx.mode of extensions: "print", "json", "rpc" or "tui" (Atomic's run-mode discriminant;
+	// spec tui.md §4.5).
 	mode() string
 	// ui is ctx.ui; nil when the front-end has no user interface.
 	ui() ext.UI

@@ -19,7 +19,7 @@ func TestChooseFrontEnd(t *testing.T) {
 		{"text", Options{Mode: "text"}, "cli.printFront", "print"},
 		{"json", Options{Mode: "json"}, "cli.jsonFront", "json"},
 		{"rpc on a terminal", Options{Mode: "rpc", StdinIsTTY: true, StdoutIsTTY: true}, "*cli.rpcFront", "rpc"},
-		{"terminal", Options{StdinIsTTY: true, StdoutIsTTY: true}, "*cli.interactiveFront", "interactive"},
+		{"terminal", Options{StdinIsTTY: true, StdoutIsTTY: true}, "*cli.interactiveFront", "tui"},
 		{"terminal -p", Options{Print: true, StdinIsTTY: true, StdoutIsTTY: true}, "cli.printFront", "print"},
 		{"terminal --mode text", Options{Mode: "text", StdinIsTTY: true, StdoutIsTTY: true}, "cli.printFront", "print"},
 		{"stdout piped", Options{StdinIsTTY: true}, "cli.printFront", "print"},

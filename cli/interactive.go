@@ -63,7 +63,7 @@ func (f *interactiveFront) settingsTheme(o *Options, cwd string) {
 	f.screen.SetThemeSources(o.themePaths(o.agentDir(), cwd), o.NoThemes) // resources.go
 }
 
-func (*interactiveFront) mode() string { return "interactive" }
+func (*interactiveFront) mode() string { return "tui" }
 
 // ui is the screen's ctx.ui.
 func (f *interactiveFront) ui() ext.UI { return f.screen.ExtensionUI() }

@@ -22,7 +22,7 @@ import (
 )
 
 // interactiveTrust reports whether this run can ask about project trust in the terminal.
-func (o *Options) interactiveTrust() bool { return o.modeName() == "interactive" }
+func (o *Options) interactiveTrust() bool { return o.modeName() == "tui" }
 
 // trustStyle is the dark theme and the default keys, for dialogs shown before the screen (which
 // loads the user's theme and keybindings) exists.

@@ -79,7 +79,7 @@ type Context interface {
 	UI() UI
 	// HasUI is false in print and JSON mode.
 	HasUI() bool
-	// Mode is "print", "json", "rpc" or "interactive".
+	// Mode is "print", "json", "rpc" or "tui" (the terminal UI; Atomic's ctx.mode, spec tui.md §4.5).
 	Mode() string
 	Cwd() string
 	IsProjectTrusted() bool

@@ -298,7 +298,7 @@ export default function (pi: ExtensionAPI) {
 	pi.registerCommand("chrome", {
 		description: "status and widgets",
 		handler: async (_args, ctx) => {
-			ctx.ui.setStatus("build", "BUILD-GREEN hasUI=" + ctx.hasUI);
+			ctx.ui.setStatus("build", "BUILD-GREEN hasUI=" + ctx.hasUI + " mode=" + ctx.mode);
 			ctx.ui.setWidget("todo", ["TODO-ONE", "TODO-TWO"]);
 		},
 	});
@@ -366,12 +366,13 @@ func TestE2ETimedConfirmExpires(t *testing.T) {
 }
 
 // TestE2EStatusAndWidgets: setStatus shows in the footer, setWidget's lines above the editor;
-// ctx.hasUI is true.
+// ctx.hasUI is true and ctx.mode is "tui" (Atomic's discriminant: extensions such as snake and todo
+// check it before drawing).
 func TestE2EStatusAndWidgets(t *testing.T) {
 	_, term := tsEnv(t)
 	term.Type("/chrome")
 	term.Press("enter")
-	term.WaitFor("BUILD-GREEN hasUI=true", "TODO-ONE", "TODO-TWO")
+	term.WaitFor("BUILD-GREEN hasUI=true mode=tui", "TODO-ONE", "TODO-TWO")
 	quit(t, term)
 }
 

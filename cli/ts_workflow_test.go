@@ -10,9 +10,12 @@ import (
 // wfSeen is what the workflow.ts probe reports: the observer's frames in order (snapshot first,
 // FIFO, a new epoch with an unavailable snapshot for the second publisher, the fenced
 // publication absent, cursors with string epochs), the workflow_activity_changed hook with the
-// changed frame's revision, and no overlapping callbacks.
+// changed frame's revision, workflow_stage_completed of the lifecycle event (status and previous
+// status from its target, the host's cursor) and workflow_heartbeat, and no overlapping
+// callbacks.
 const wfSeen = "WF snapshot unavailable [-] e1r0:string | snapshot ready [A=working] e1r1:string | changed B=idle e1r2:string | removed A e1r3:string" +
-	" | snapshot unavailable [-] e2r0:string | snapshot ready [] e2r1:string || hook B r2:string || overlap=false"
+	" | snapshot unavailable [-] e2r0:string | snapshot ready [] e2r1:string" +
+	" || hook B r2:string | stage ev-1 s1 completed/running live r4:string owner 1700000000123 | heartbeat B 1700000000000 5 || overlap=false"
 
 func wfTurns() []fakellm.Turn {
 	return []fakellm.Turn{{ToolCalls: []fakellm.ToolCall{fakellm.Call("wf", map[string]any{})}}, {Text: "done"}}

@@ -3,6 +3,8 @@ package ext
 // Reliability and domain notices, user execution, MCP, UI and workflow events (events.md §3.8,
 // §3.9, §3.10).
 
+import "encoding/json"
+
 // AutoRetryStart fires before an automatic retry.
 type AutoRetryStart struct {
 	Attempt      int    `json:"attempt"`
@@ -133,6 +135,53 @@ type WorkflowLifecycle struct {
 	Cursor         WorkflowCursor `json:"cursor"`
 	Delivery       string         `json:"delivery"` // live|replay
 	Action         string         `json:"action,omitempty"`
+	// Attribution holds the envelope's other members a publisher supplied (ownership,
+	// timestamps, names: seed 000 preserves them), by name, as they came; in JSON they sit
+	// beside the named fields, which win over a member of the same name.
+	Attribution map[string]json.RawMessage `json:"-"`
+}
+
+// workflowLifecycleJSON is WorkflowLifecycle without its methods.
+type workflowLifecycleJSON WorkflowLifecycle
+
+// MarshalJSON writes the named fields and the Attribution members.
+func (e WorkflowLifecycle) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(workflowLifecycleJSON(e))
+	if err != nil || len(e.Attribution) == 0 {
+		return b, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	for k, v := range e.Attribution {
+		if _, named := m[k]; !named && k != "type" {
+			m[k] = v
+		}
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads the named fields and keeps every other member (but "type") in
+// Attribution.
+func (e *WorkflowLifecycle) UnmarshalJSON(b []byte) error {
+	var v workflowLifecycleJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	for _, k := range []string{"target", "status", "previousStatus", "eventId", "cursor", "delivery", "action", "type"} {
+		delete(m, k)
+	}
+	v.Attribution = nil
+	if len(m) > 0 {
+		v.Attribution = m
+	}
+	*e = WorkflowLifecycle(v)
+	return nil
 }
 
 // WorkflowCursor orders workflow frames: Epoch changes when the publisher is replaced.

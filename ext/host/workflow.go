@@ -21,9 +21,41 @@ import (
 
 var (
 	wfPublisherSeq atomic.Int64
-	wfPublishers   sync.Map // publisher id -> *ext.WorkflowActivityPublisher
-	wfObservers    sync.Map // wfObserverKey -> *ext.WorkflowActivitySubscription
+	wfPublishers   sync.Map // publisher id -> *wfPublisher
+	wfObservers    sync.Map // wfObserverKey -> *wfObserver
 )
+
+// wfObserver is an observer's lease; done closes when it is disposed (ending its watch of the
+// host process).
+type wfObserver struct {
+	lease *ext.WorkflowActivitySubscription
+	done  chan struct{}
+	once  sync.Once
+}
+
+// dispose retires the lease and ends the watch (idempotent).
+func (o *wfObserver) dispose() {
+	o.once.Do(func() {
+		o.lease.Dispose()
+		close(o.done)
+	})
+}
+
+// wfPublisher is a host's publisher; done closes when it is disposed (ending its watch of the
+// host process).
+type wfPublisher struct {
+	pub  *ext.WorkflowActivityPublisher
+	done chan struct{}
+	once sync.Once
+}
+
+// dispose retires the publisher and ends the watch (idempotent).
+func (w *wfPublisher) dispose() {
+	w.once.Do(func() {
+		w.pub.Dispose()
+		close(w.done)
+	})
+}
 
 // wfObserverKey names an observer: the host process and the host's id of it.
 type wfObserverKey struct {
@@ -35,11 +67,15 @@ type wfObserverKey struct {
 func workflowRegister(s *Supervisor, p *process, a *protocol.ExtRef, api ext.API, _ *generation) (any, error) {
 	pub := api.RegisterWorkflowActivityPublisher()
 	id := wfPublisherSeq.Add(1)
-	wfPublishers.Store(id, pub)
+	w := &wfPublisher{pub: pub, done: make(chan struct{})}
+	wfPublishers.Store(id, w)
 	go func() {
-		<-p.done
-		wfPublishers.Delete(id)
-		pub.Dispose()
+		select {
+		case <-p.done:
+			wfPublishers.Delete(id)
+			w.dispose()
+		case <-w.done:
+		}
 	}()
 	return protocol.WorkflowPublisher{Publisher: id, Epoch: pub.Epoch()}, nil
 }
@@ -60,7 +96,8 @@ func workflowPublish(_ *Supervisor, _ *process, params json.RawMessage) (any, er
 	if !ok {
 		return protocol.WorkflowPublishResult{Fenced: true}, nil
 	}
-	pub := v.(*ext.WorkflowActivityPublisher)
+	w := v.(*wfPublisher)
+	pub := w.pub
 	decode := func(dst any) error {
 		if len(a.Value) == 0 {
 			return protocol.Errorf(protocol.CodeInvalidParams, "workflow publisher.%s: no argument", a.Method)
@@ -98,8 +135,8 @@ func workflowPublish(_ *Supervisor, _ *process, params json.RawMessage) (any, er
 			err = pub.PublishHeartbeat(e)
 		}
 	case "dispose":
-		pub.Dispose()
 		wfPublishers.Delete(a.Publisher)
+		w.dispose()
 	default:
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "workflow publisher.%s is not a publisher method", a.Method)
 	}
@@ -134,13 +171,16 @@ func workflowObserve(s *Supervisor, p *process, params json.RawMessage) (any, er
 		return nil, err
 	}
 	key := wfObserverKey{p: p, sub: sub}
-	if old, loaded := wfObservers.Swap(key, lease); loaded {
-		old.(*ext.WorkflowActivitySubscription).Dispose()
+	o := &wfObserver{lease: lease, done: make(chan struct{})}
+	if old, loaded := wfObservers.Swap(key, o); loaded {
+		old.(*wfObserver).dispose()
 	}
 	go func() {
-		<-p.done
-		if v, ok := wfObservers.LoadAndDelete(key); ok {
-			v.(*ext.WorkflowActivitySubscription).Dispose()
+		select {
+		case <-p.done:
+			wfObservers.CompareAndDelete(key, o)
+			o.dispose()
+		case <-o.done:
 		}
 	}()
 	return nil, nil
@@ -153,7 +193,7 @@ func workflowUnobserve(_ *Supervisor, p *process, params json.RawMessage) (any, 
 		return nil, err
 	}
 	if v, ok := wfObservers.LoadAndDelete(wfObserverKey{p: p, sub: a.Sub}); ok {
-		v.(*ext.WorkflowActivitySubscription).Dispose()
+		v.(*wfObserver).dispose()
 	}
 	return nil, nil
 }

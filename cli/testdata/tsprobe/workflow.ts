@@ -2,9 +2,11 @@
 // pi.registerWorkflowActivityPublisher() (registered while the factory runs) and an observer
 // attached with ctx.observeWorkflowActivity() at session_start receives snapshot-first FIFO
 // frames, one callback at a time (the observer is slow on purpose: an overlap is reported). A
-// second publisher starts a new epoch with an unavailable snapshot and fences the first, whose
-// later publication is refused without a throw. The wf tool publishes, waits (at most 5 s) for
-// the last frame and the workflow_activity_changed hook, and returns what it saw.
+// lifecycle event of a completed stage fires workflow_stage_completed with the host's cursor; a
+// heartbeat fires workflow_heartbeat; the envelope's attribution (owner, timestamp) is kept. A second publisher starts a new epoch with an unavailable
+// snapshot and fences the first, whose later publication is refused without a throw. The wf
+// tool publishes, waits (at most 5 s each) for the three hooks and then for the last frame, and
+// returns what it saw.
 import type { ExtensionAPI } from "@bastani/atomic";
 
 const root = (id: string, state: string) => ({
@@ -28,6 +30,9 @@ export default function (pi: ExtensionAPI) {
 	const lastFrame = new Promise<void>((resolve) => (finished = resolve));
 	let hooked!: () => void;
 	const hook = new Promise<void>((resolve) => (hooked = resolve));
+	const hooks3 = () => {
+		if (hooks.length === 3) hooked();
+	};
 	let lease: { dispose(): void } | undefined;
 
 	const describe = (f: any) => {
@@ -52,7 +57,15 @@ export default function (pi: ExtensionAPI) {
 	pi.on("session_shutdown", () => lease?.dispose());
 	pi.on("workflow_activity_changed" as any, (event: any) => {
 		hooks.push(`hook ${event.root.rootRunId} r${event.cursor.revision}:${typeof event.cursor.epoch}`);
-		hooked();
+		hooks3();
+	});
+	pi.on("workflow_stage_completed" as any, (event: any) => {
+		hooks.push(`stage ${event.eventId} ${event.target.stageId} ${event.status}/${event.previousStatus} ${event.delivery} r${event.cursor.revision}:${typeof event.cursor.epoch} ${event.ownerSessionId} ${event.occurredAt}`);
+		hooks3();
+	});
+	pi.on("workflow_heartbeat" as any, (event: any) => {
+		hooks.push(`heartbeat ${event.runId} ${event.scheduledAt} ${event.intervalMinutes}`);
+		hooks3();
 	});
 
 	pi.registerTool({
@@ -64,10 +77,14 @@ export default function (pi: ExtensionAPI) {
 			pub.publishSnapshot({ availability: "ready", roots: [root("A", "working")] });
 			pub.publishChanged(root("B", "idle"));
 			pub.publishRemoved("A");
+			pub.publishLifecycle({ type: "workflow_lifecycle", eventId: "ev-1", delivery: "live", ownerSessionId: "owner", occurredAt: 1700000000123, target: { kind: "stage", runId: "B", stageId: "s1", stageName: "build", previousStatus: "running", status: "completed" } });
+			pub.publishHeartbeat({ type: "workflow_heartbeat", runId: "B", rootId: "B", ownerId: "owner", scheduledAt: 1700000000000, intervalMinutes: 5 });
+			// The hooks of a replaced publisher that have not started are skipped: wait for them first.
+			await Promise.race([hook, new Promise((resolve) => setTimeout(resolve, 5000))]);
 			const pub2 = (pi as any).registerWorkflowActivityPublisher();
 			pub.publishChanged(root("FENCED", "working"));
 			pub2.publishSnapshot({ availability: "ready", roots: [] });
-			await Promise.race([Promise.all([lastFrame, hook]), new Promise((resolve) => setTimeout(resolve, 5000))]);
+			await Promise.race([lastFrame, new Promise((resolve) => setTimeout(resolve, 5000))]);
 			lease?.dispose();
 			return { content: [{ type: "text", text: `WF ${frames.join(" | ")} || ${hooks.join(" | ")} || overlap=${overlap}` }], details: {} };
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
@@ -29,6 +30,18 @@ func (f *interactiveFront) routeStderr(stderr io.Writer) (io.Writer, func()) {
 	return f.stderr, f.stderr.detach
 }
 
+// stderrNotice turns one stderr line into a notification's text and level. Lines atomic writes
+// already carry their level ("Warning: …", "Error: …"); the notification draws that prefix
+// itself, so it is taken off here instead of showing twice. Other lines are warnings.
+func stderrNotice(line string) (text, level string) {
+	for _, l := range [...]struct{ prefix, level string }{{"Warning: ", "warning"}, {"Error: ", "error"}} {
+		if rest, ok := strings.CutPrefix(line, l.prefix); ok {
+			return rest, l.level
+		}
+	}
+	return line, "warning"
+}
+
 // prompts returns the command line's prompts; none is fine (the user types them).
 func (*interactiveFront) prompts(o *Options) ([]printmode.Prompt, error) { return o.prompts() }
 
@@ -38,7 +51,7 @@ func (f *interactiveFront) start(o *Options) {
 	f.screen = tui.New(tui.Options{Version: version, AgentDir: o.agentDir(), In: o.Stdin, Out: o.Stdout})
 	if f.stderr != nil {
 		x := f.screen.ExtensionUI()
-		f.stderr.attach(filepath.Join(o.agentDir(), "logs", "stderr.log"), func(line string) { x.Notify(line, "warning") })
+		f.stderr.attach(filepath.Join(o.agentDir(), "logs", "stderr.log"), func(line string) { x.Notify(stderrNotice(line)) })
 	}
 }
 

@@ -52,3 +52,19 @@ func TestScreenStderr(t *testing.T) {
 		t.Fatalf("writes after detach: %q", term.String())
 	}
 }
+
+// TestStderrNotice: a stderr line that already says its level ("Warning: …", the extension
+// host's blocked notice among them) becomes a notification of that level without the prefix,
+// so the transcript does not read "Warning: Warning: …"; other lines are warnings as they are.
+func TestStderrNotice(t *testing.T) {
+	for _, c := range []struct{ line, text, level string }{
+		{"Warning: extension host (node): loading x.ts has blocked the host for 250ms", "extension host (node): loading x.ts has blocked the host for 250ms", "warning"},
+		{"Error: boom", "boom", "error"},
+		{"plain output from an extension", "plain output from an extension", "warning"},
+		{"Warning:no space", "Warning:no space", "warning"},
+	} {
+		if text, level := stderrNotice(c.line); text != c.text || level != c.level {
+			t.Errorf("stderrNotice(%q) = %q, %q; want %q, %q", c.line, text, level, c.text, c.level)
+		}
+	}
+}

@@ -192,7 +192,9 @@ func (r *remote) fetch() {
 			err = json.Unmarshal(raw, &res)
 		}
 		r.mu.Lock()
-		if err == nil {
+		if err == nil && res.Closed {
+			r.ended = true // the host closed it meanwhile: keep the last lines, say nothing
+		} else if err == nil {
 			r.lines = res.Lines
 			if res.Overlay != nil {
 				r.overlay = overlayOptions(res.Overlay)

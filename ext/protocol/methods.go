@@ -622,11 +622,13 @@ type ComponentRenderParams struct {
 
 // ComponentRenderResult is component.render's result: the lines, and for an overlay its
 // placement now (overlayOptions may be a function in the extension) and whether its visible()
-// hides it.
+// hides it. Closed says the host has closed the component already (done, dismissed, replaced):
+// the render raced with its close, there are no lines, and that is no error.
 type ComponentRenderResult struct {
 	Lines   []string        `json:"lines"`
 	Overlay *OverlayOptions `json:"overlay,omitempty"`
 	Hidden  bool            `json:"hidden,omitempty"`
+	Closed  bool            `json:"closed,omitempty"`
 }
 
 // WorkingIndicator is setWorkingIndicator's {frames?, intervalMs?}.

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/atomic-cli/atomic/ext"
@@ -69,6 +70,12 @@ export default function (pi: ExtensionAPI) {
 
 func nodeExtensions(t *testing.T, source string) []ext.Factory {
 	t.Helper()
+	return nodeExtensionsLog(t, source, nil)
+}
+
+// nodeExtensionsLog is nodeExtensions with the host's warnings (host.Options.Logf) sent to logf.
+func nodeExtensionsLog(t *testing.T, source string, logf func(format string, args ...any)) []ext.Factory {
+	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("needs node")
 	}
@@ -77,7 +84,7 @@ func nodeExtensions(t *testing.T, source string) []ext.Factory {
 	if err := os.WriteFile(p, []byte(source), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sup := node.New([]string{p}, host.Options{Dir: dir, Stderr: os.Stderr, AgentDir: filepath.Join(dir, "agent")}, node.Options{})
+	sup := node.New([]string{p}, host.Options{Dir: dir, Stderr: os.Stderr, AgentDir: filepath.Join(dir, "agent"), Logf: logf}, node.Options{})
 	sup.Start()
 	t.Cleanup(func() { _ = sup.Close() })
 	return sup.Factories()
@@ -105,7 +112,14 @@ func hasLine(m map[string]any, key, want string) bool {
 // presses re-render it, Enter closes it and done's value returns to the extension; the client's
 // size is the width; a dismissal resolves undefined.
 func TestRPCCustomComponent(t *testing.T) {
-	h := newHarness(t, script(), harnessOptions{exts: nodeExtensions(t, rpcComponentsExtension)})
+	var logMu sync.Mutex
+	var logged []string
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+	}
+	h := newHarness(t, script(), harnessOptions{exts: nodeExtensionsLog(t, rpcComponentsExtension, logf)})
 	mark := h.out.count()
 	h.send(`{"id":"c1","type":"prompt","message":"/count"}`)
 	i, open := uiRequest(h, mark, "custom")
@@ -146,6 +160,18 @@ func TestRPCCustomComponent(t *testing.T) {
 	h.waitFrom(mark, "custom_close", func(m map[string]any) bool { return m["method"] == "custom_close" && m["id"] == open["id"] })
 	if got := notice(h, mark, "custom returned"); got != "custom returned: undefined" {
 		t.Fatalf("notice after dismissal %q", got)
+	}
+	// A render that meets the closed component is dropped quietly (no "no component N" warning).
+	h.send(map[string]any{"type": "extension_ui_input", "id": open["id"], "data": "x"})
+	if r := h.call("c3", map[string]any{"type": "get_state"}); r["success"] != true {
+		t.Fatalf("get_state after dismissal %v", r)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	for _, l := range logged {
+		if strings.Contains(l, "component") {
+			t.Fatalf("host warning after the component closed: %q", l)
+		}
 	}
 }
 

@@ -6,7 +6,7 @@
 // one notification per turn of the event loop), and done(value) closes a custom component
 // (`ui.component.done`) and resolves custom()'s promise here, so the value never crosses the wire.
 
-import { notify, requestCancellable, RpcError, ErrorCodes } from "./rpc";
+import { notify, requestCancellable } from "./rpc";
 
 type Fn = (...args: any[]) => any;
 
@@ -263,20 +263,19 @@ export function dropPersistent(id: number | undefined): void {
 	if (e) disposeComp(e);
 }
 
-function entry(id: number): Entry {
-	const e = table.get(id);
-	if (!e || !e.comp) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `no component ${id} (it was closed)` });
-	return e;
-}
-
 function stringLines(lines: unknown): string[] {
 	if (!Array.isArray(lines)) return [];
 	return lines.map((l) => (typeof l === "string" ? l : String(l ?? "")));
 }
 
-/** render answers `component.render`: the component's lines at width, and an overlay's placement. */
+/**
+ * render answers `component.render`: the component's lines at width, and an overlay's placement.
+ * A component closed meanwhile (done, dismissed, replaced) answers {closed: true}: the core's
+ * render raced with the close, which is no error.
+ */
 export function render(p: { component: number; width: number; rows?: number; columns?: number }): unknown {
-	const e = entry(p.component);
+	const e = table.get(p.component);
+	if (!e?.comp) return { lines: [], closed: true };
 	e.columns = p.columns ?? p.width;
 	if (p.rows) e.rows = p.rows;
 	const out: Record<string, unknown> = { lines: stringLines(e.comp.render(Math.max(1, p.width | 0))) };

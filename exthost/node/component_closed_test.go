@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -104,4 +106,55 @@ export default function (pi) {
 	if len(warnings) > 0 {
 		t.Fatalf("warnings for a render of a closed component: %q", warnings)
 	}
+}
+
+// TestUnsupportedUICallsSayDebug: ctx.ui calls atomic cannot honour (onTerminalInput, a member it
+// does not have) do nothing but name themselves in a debug diagnostic when ATOMIC_DEBUG is set.
+func TestUnsupportedUICallsSayDebug(t *testing.T) {
+	needNode(t)
+	p := writeExt(t, t.TempDir(), "term.ts", `
+export default function (pi) {
+	pi.on("tool_call", async (_event, ctx) => {
+		const off = ctx.ui.onTerminalInput(() => undefined);
+		off();
+		ctx.ui.setHiddenThinkingLabel("hidden");
+	});
+}`)
+	var stderr syncBuffer
+	sup := New([]string{p}, host.Options{Stderr: &stderr, Env: append(os.Environ(), "ATOMIC_DEBUG=1")}, Options{CacheDir: t.TempDir()})
+	defer sup.Close()
+	r := ext.NewRunner(func(ctx context.Context) ext.Context {
+		return &dialogCtx{NoSession: ext.NoSession{Ctx: ctx}, ui: ext.NoUI{}}
+	})
+	if errs := r.Load(nil, []string{p}, sup.Factories()); len(errs) > 0 {
+		t.Fatalf("load: %v\n%s", errs, stderr.String())
+	}
+	if _, _, err := ext.Emit[*ext.ToolCallResult](r, context.Background(), ext.ToolCall{ToolName: "bash", Input: map[string]any{"command": "ls"}}); err != nil {
+		t.Fatal(err)
+	}
+	_ = sup.Close() // the host's stderr is complete once it has exited
+	out := stderr.String()
+	for _, want := range []string{"atomic: debug: ctx.ui.onTerminalInput: ", "atomic: debug: ctx.ui.setHiddenThinkingLabel: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the host's stderr copier and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -138,19 +138,36 @@ function makeUI(ctx: number): any {
 			if (!infoOf(ctx).hasUI) return request("ui.custom", { ctx }).then(() => undefined, () => undefined);
 			return components.mountCustom(ctx, factory, options, themeOf);
 		},
-		onTerminalInput: () => () => {},
+		// atomic does not forward raw terminal input to extensions: the handler is never called.
+		onTerminalInput: () => {
+			uiDebug("onTerminalInput", "raw terminal input is not forwarded to extensions; the handler is never called");
+			return () => {};
+		},
 	};
 	Object.defineProperties(ui, Object.getOwnPropertyDescriptors(themeUI(ctx)));
 	const themeOf = () => ui.theme;
-	// The TUI-only rest (setEditorComponent, addAutocompleteProvider, …) is a
-	// no-op here, as in print mode.
+	// Every member above reaches the core, which applies a mode's documented default (and its
+	// debug diagnostic) where the mode cannot honour the call. A member atomic does not have
+	// (setHiddenThinkingLabel, later additions) does nothing and says so at debug level.
 	return new Proxy(ui, {
 		get(t, prop) {
 			if (prop in t) return (t as any)[prop];
 			if (typeof prop === "symbol" || prop === "then") return undefined;
-			return () => undefined;
+			return () => {
+				uiDebug(String(prop), "atomic's ctx.ui has no such member; the call does nothing");
+				return undefined;
+			};
 		},
 	});
+}
+
+/**
+ * uiDebug reports a ctx.ui call this host cannot honour at debug level (ATOMIC_DEBUG set): one
+ * "atomic: debug: ctx.ui.<call>: <what happens instead>" line on standard error, as the core's
+ * ext.UIDebugf writes them.
+ */
+function uiDebug(call: string, message: string): void {
+	if (process.env.ATOMIC_DEBUG) process.stderr.write(`atomic: debug: ctx.ui.${call}: ${message}\n`);
 }
 
 /**

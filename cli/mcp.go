@@ -89,14 +89,28 @@ func newMCPCmd(opts *Options) *cobra.Command {
 				for _, e := range errs {
 					msgs = append(msgs, e.Error())
 				}
-				b, _ := json.MarshalIndent(map[string]any{"servers": st, "files": cfg.Files, "errors": msgs}, "", "  ")
+				out := map[string]any{"servers": st, "files": cfg.Files, "errors": msgs}
+				if skipped := skippedProjectFiles(opts.projectTrusted(agentDir, cwd, nil).trusted, cwd,
+					".mcp.json", ".pi/mcp.json", ".atomic/mcp.json"); len(skipped) > 0 {
+					out["skippedUntrusted"] = skipped
+				}
+				b, _ := json.MarshalIndent(out, "", "  ")
 				fmt.Fprintf(opts.Stdout, "%s\n", b)
 			} else {
 				for _, e := range errs {
 					fmt.Fprintf(opts.Stdout, "config error: %v\n", e)
 				}
-				if len(st) == 0 {
-					fmt.Fprintf(opts.Stdout, "No MCP servers configured (files read: %s)\n", strings.Join(cfg.Files, ", "))
+				skipped := skippedProjectFiles(opts.projectTrusted(agentDir, cwd, nil).trusted, cwd,
+					".mcp.json", ".pi/mcp.json", ".atomic/mcp.json")
+				if len(skipped) > 0 {
+					fmt.Fprintln(opts.Stdout, untrustedNote(agentDir, skipped))
+				}
+				if len(st) == 0 && len(skipped) == 0 {
+					read := "no configuration file exists"
+					if len(cfg.Files) > 0 {
+						read = "files read: " + strings.Join(cfg.Files, ", ")
+					}
+					fmt.Fprintf(opts.Stdout, "No MCP servers configured (%s)\n", read)
 				}
 				for _, s := range st {
 					fmt.Fprintf(opts.Stdout, "%s  %s  %s  %s\n", s.Name, s.Transport, s.State, s.File)

@@ -148,7 +148,8 @@ Examples:
 	f.BoolVarP(&opts.Version, "version", "v", false, "print the version and exit")
 	addExtensionFlags(f, &opts.extensionFlagsOptions) // extensions.go
 	cmd.AddCommand(newEventsCmd(opts))
-	cmd.AddCommand(newMCPCmd(opts)) // mcp.go
+	cmd.AddCommand(newMCPCmd(opts))         // mcp.go
+	cmd.AddCommand(newPackageCmds(opts)...) // packages.go
 	cmd.SetIn(opts.Stdin)
 	cmd.SetOut(opts.Stdout)
 	cmd.SetErr(opts.Stderr)

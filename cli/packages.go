@@ -12,6 +12,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/atomic-cli/atomic/resource"
 )
 
@@ -42,6 +44,42 @@ User packages are listed in <agent dir>/settings.json and installed under <agent
 prompts and themes; without one, its extensions/, skills/, prompts/ and themes/ directories are
 used.
 `
+
+// packageShort is each package command's one-line help in `atomic --help`.
+var packageShort = map[string]string{
+	"install": "install a package (npm:, git: or a path) and add it to settings.json (-l: the project's)",
+	"remove":  "remove a package from settings.json and delete its installed copy (-l: the project's)",
+	"update":  "update the unpinned packages, or one source",
+	"list":    "list the configured packages and where they are installed",
+	"config":  "print what each configured package contributes (extensions, skills, prompts, themes)",
+}
+
+// newPackageCmds are the package commands as Cobra commands, so that `atomic --help` and
+// `atomic help <command>` list them; execute runs them through runPackageCommand before Cobra
+// parses anything, and so do these when reached through Cobra.
+func newPackageCmds(opts *Options) []*cobra.Command {
+	var cmds []*cobra.Command
+	for _, name := range []string{"install", "remove", "update", "list", "config"} {
+		c := &cobra.Command{
+			Use:                strings.TrimPrefix(strings.TrimSuffix(packageUsage[name], "   (alias: uninstall)"), "atomic "),
+			Short:              packageShort[name],
+			Long:               packageShort[name] + "\n\nUsage: " + packageUsage[name] + "\n" + packageHelp,
+			DisableFlagParsing: true,
+			RunE: func(_ *cobra.Command, args []string) error {
+				if code := runPackageCommand(opts, append([]string{name}, args...)); code != 0 {
+					return exitError{code}
+				}
+				return nil
+			},
+		}
+		if name == "remove" {
+			c.Aliases = []string{"uninstall"}
+		}
+		c.SetHelpTemplate("{{.Long}}")
+		cmds = append(cmds, c)
+	}
+	return cmds
+}
 
 // packageCommand is one parsed package command line.
 type packageCommand struct {
@@ -283,6 +321,9 @@ func (pm *packageManager) list() error {
 	for _, w := range warns {
 		fmt.Fprintf(pm.errOut, "Warning: %v\n", w)
 	}
+	if pm.noteUntrusted() && len(entries) == 0 {
+		return nil
+	}
 	if len(entries) == 0 {
 		fmt.Fprintln(pm.out, "No packages installed.")
 		return nil
@@ -302,11 +343,25 @@ func (pm *packageManager) list() error {
 	return nil
 }
 
+// noteUntrusted prints which project settings files were skipped because the project is not
+// trusted, and how to trust it; it reports whether it printed anything.
+func (pm *packageManager) noteUntrusted() bool {
+	skipped := skippedProjectFiles(pm.trusted, pm.places.Cwd, ".atomic/settings.json", ".pi/settings.json")
+	if len(skipped) == 0 {
+		return false
+	}
+	fmt.Fprintln(pm.out, untrustedNote(pm.places.AgentDir, skipped))
+	return true
+}
+
 // config prints what each configured package contributes, after its filters.
 func (pm *packageManager) config() error {
 	entries, warns := resource.ConfiguredPackages(pm.places, pm.trusted)
 	for _, w := range warns {
 		fmt.Fprintf(pm.errOut, "Warning: %v\n", w)
+	}
+	if pm.noteUntrusted() && len(entries) == 0 {
+		return nil
 	}
 	if len(entries) == 0 {
 		fmt.Fprintln(pm.out, "No packages installed.")

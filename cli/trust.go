@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/host"
@@ -166,3 +167,28 @@ func (c *trustContext) Mode() string { return c.mode }
 
 // Cwd implements ext.Context.
 func (c *trustContext) Cwd() string { return c.cwd }
+
+// skippedProjectFiles returns the project files of cwd among rel (paths relative to cwd, such as
+// ".mcp.json" or ".atomic/settings.json") that exist and were left unread because the project is
+// not trusted; nil when the project is trusted or has none of them.
+func skippedProjectFiles(trusted bool, cwd string, rel ...string) []string {
+	if trusted {
+		return nil
+	}
+	var out []string
+	for _, r := range rel {
+		p := filepath.Join(cwd, filepath.FromSlash(r))
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// untrustedNote is the line a command prints when it left the project's files unread because
+// the project is not trusted: which files, and how to trust the project.
+func untrustedNote(agentDir string, skipped []string) string {
+	return fmt.Sprintf("Skipped %s: this project is not trusted. To trust it, start atomic here and accept "+
+		"the trust prompt (remembered in %s), or set \"defaultProjectTrust\": \"always\" in %s.",
+		strings.Join(skipped, ", "), filepath.Join(agentDir, "trust.json"), filepath.Join(agentDir, "settings.json"))
+}

@@ -106,6 +106,20 @@ type LiveOverlay interface {
 	LiveOverlayOptions() (opts *OverlayOptions, hidden bool)
 }
 
+// FooterFacts are what the built-in footer shows that a footer factory may show too (pi's
+// ReadonlyFooterDataProvider): the git branch ("" outside a repository) and the extension
+// statuses by key.
+type FooterFacts struct {
+	GitBranch string
+	Statuses  map[string]string
+}
+
+// FooterFactsUI is the capability of a UI with a built-in footer (the terminal UI): its facts
+// now. A UI without it reports none (no branch, no statuses).
+type FooterFactsUI interface {
+	FooterFacts() FooterFacts
+}
+
 // ComponentUI is the component capability of a UI (style.md "optional capabilities"): the
 // terminal UI and RPC mode implement it. Reach it through the helpers below, which apply the
 // documented defaults on a UI without it.

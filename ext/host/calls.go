@@ -573,6 +573,17 @@ func init() {
 			return nil
 		}),
 		protocol.MethodUIGetEditorText: uiCall(func(_ context.Context, ui ext.UI, _ *protocol.UIParams) any { return ui.GetEditorText() }),
+		protocol.MethodUIFooterData: uiCallP(func(_ *process, ui ext.UI, _ *protocol.UIParams) any {
+			d := protocol.FooterData{Statuses: map[string]string{}}
+			if f, ok := ext.UIAs[ext.FooterFactsUI](ui); ok {
+				facts := f.FooterFacts()
+				d.GitBranch = facts.GitBranch
+				for k, v := range facts.Statuses {
+					d.Statuses[k] = v
+				}
+			}
+			return d
+		}),
 		protocol.MethodUINotify: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
 			ui.Notify(a.Message, a.Type)
 			return nil

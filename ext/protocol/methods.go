@@ -117,6 +117,8 @@ const (
 	MethodUIInput               = "ui.input"
 	MethodUIEditor              = "ui.editor"
 	MethodUIGetEditorText       = "ui.getEditorText"
+	// MethodUIFooterData (sync) answers a setFooter factory's footerData provider: FooterData.
+	MethodUIFooterData = "ui.footerData"
 	// MethodUICustom (cancellable) opens host component UIParams.Component as ctx.ui.custom's
 	// (editor slot or overlay); the core answers null once the component closed, whoever closed it.
 	MethodUICustom = "ui.custom"
@@ -610,6 +612,14 @@ type ComponentParams struct {
 	Component int64 `json:"component"`
 	// Data is component.input's key: the raw bytes a terminal sends for it.
 	Data string `json:"data,omitempty"`
+}
+
+// FooterData is ui.footerData's result: the facts the built-in footer shows, for a footer
+// factory's footerData (pi's ReadonlyFooterDataProvider). GitBranch is "" outside a repository
+// or when the UI has no footer; Statuses are the extension statuses by key (ctx.ui.setStatus).
+type FooterData struct {
+	GitBranch string            `json:"gitBranch"`
+	Statuses  map[string]string `json:"statuses"`
 }
 
 // ComponentRenderParams are component.render's: the width to render at and the terminal's size.

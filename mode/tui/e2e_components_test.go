@@ -50,6 +50,7 @@ export default function (pi: ExtensionAPI) {
 	pi.registerCommand("chrome2", {
 		description: "a factory widget and a custom footer",
 		handler: async (_args, ctx) => {
+			ctx.ui.setStatus("fs", "STATUS-ON");
 			let ticks = 0;
 			ctx.ui.setWidget("fw", (tui) => {
 				const t = new Text("FACTORY-WIDGET 0", 0, 0);
@@ -62,7 +63,7 @@ export default function (pi: ExtensionAPI) {
 				return t;
 			}, { placement: "belowEditor" });
 			ctx.ui.setFooter((_tui, _theme, data) => ({
-				render: (w: number) => [truncateToWidth("CUSTOM-FOOTER branch=" + data.getGitBranch(), w)],
+				render: (w: number) => [truncateToWidth("CUSTOM-FOOTER branch=" + data.getGitBranch() + " status=" + [...data.getExtensionStatuses().values()].join(","), w)],
 				invalidate() {},
 			}));
 		},
@@ -84,6 +85,7 @@ func componentsEnv(t *testing.T) (*tuitest.Env, *tuitest.Term) {
 	}
 	bin := tuitest.Build(t)
 	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	env.WriteFile(t, filepath.Join(env.Work, ".git", "HEAD"), "ref: refs/heads/footer-branch\n")
 	ext := filepath.Join(env.Work, "components.ts")
 	env.WriteFile(t, ext, componentsExtension)
 	term := env.Start(t, bin, "--model", "fake/fake-model", "-e", ext)
@@ -131,12 +133,13 @@ func TestE2ECustomOverlay(t *testing.T) {
 }
 
 // TestE2EFactoryWidgetAndFooter: a factory widget below the editor re-renders on
-// tui.requestRender(); a footer factory replaces the built-in footer until restored.
+// tui.requestRender(); a footer factory replaces the built-in footer until restored, and its
+// footerData reports the git branch and the extension statuses the built-in footer shows.
 func TestE2EFactoryWidgetAndFooter(t *testing.T) {
 	_, term := componentsEnv(t)
 	term.Type("/chrome2")
 	term.Press("enter")
-	term.WaitFor("CUSTOM-FOOTER branch=null", "FACTORY-WIDGET 3")
+	term.WaitFor("CUSTOM-FOOTER branch=footer-branch status=STATUS-ON", "FACTORY-WIDGET 3")
 	term.WaitGone("fake-model")
 	term.Type("/restore")
 	term.Press("enter")

@@ -471,6 +471,9 @@ func (m *model) rebuild() {
 		m.addEntry(e)
 	}
 	m.gitBranch = gitBranch(st.Cwd())
+	if m.ext != nil {
+		m.ext.setBranch(m.gitBranch)
+	}
 }
 
 // gitBranch reads the branch of the repository holding dir from .git/HEAD ("" when none or

@@ -30,6 +30,8 @@ type extUI struct {
 	ended   bool
 	endedCh chan struct{}
 	text    string // mirror of the editor text for GetEditorText
+	branch  string            // mirror of the footer's git branch for FooterFacts
+	status  map[string]string // mirror of the extension statuses for FooterFacts
 	surf    surfMirror
 
 	pacer      renderPacer  // coalesces components' redraws (custom.go)
@@ -273,6 +275,16 @@ func (x *extUI) Notify(message, level string) {
 
 // SetStatus implements ext.UI: text "" clears the key (tui.md §1.3).
 func (x *extUI) SetStatus(key, text string) {
+	x.mu.Lock()
+	if text == "" {
+		delete(x.status, key)
+	} else {
+		if x.status == nil {
+			x.status = map[string]string{}
+		}
+		x.status[key] = sanitizeStatus(text)
+	}
+	x.mu.Unlock()
 	x.send(extMsg(func(m *model) tea.Cmd {
 		if text == "" {
 			delete(m.statuses, key)
@@ -309,4 +321,24 @@ func (x *extUI) GetEditorText() string {
 	return x.text
 }
 
+// FooterFacts implements ext.FooterFactsUI: the footer's git branch and the extension statuses
+// as of the last update (never waits for the UI).
+func (x *extUI) FooterFacts() ext.FooterFacts {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	st := make(map[string]string, len(x.status))
+	for k, v := range x.status {
+		st[k] = v
+	}
+	return ext.FooterFacts{GitBranch: x.branch, Statuses: st}
+}
+
+// setBranch updates the git branch FooterFacts reports.
+func (x *extUI) setBranch(b string) {
+	x.mu.Lock()
+	x.branch = b
+	x.mu.Unlock()
+}
+
 var _ ext.UI = (*extUI)(nil)
+var _ ext.FooterFactsUI = (*extUI)(nil)

@@ -171,14 +171,31 @@ function uiDebug(call: string, message: string): void {
 }
 
 /**
- * footerData is the footer data provider setFooter factories receive (tui.md §7.3); the host has
- * no mirror of the core's footer facts yet, so it reports none.
+ * footerData is the footer data provider setFooter factories receive (tui.md §7.3, pi's
+ * ReadonlyFooterDataProvider): each getter asks the core (`ui.footerData`) for the facts the
+ * built-in footer shows now; the provider count is the distinct providers of the available models.
+ * A context gone stale (the session was replaced) reports none. onBranchChange's callback is not
+ * called: the branch is read when the footer renders.
  */
-function footerData(_ctx: number): any {
+function footerData(ctx: number): any {
+	const facts = (): { gitBranch?: string; statuses?: Record<string, string> } => {
+		try {
+			return syncCall<{ gitBranch?: string; statuses?: Record<string, string> }>("ui.footerData", { ctx }) ?? {};
+		} catch {
+			return {};
+		}
+	};
 	return {
-		getGitBranch: () => null,
-		getExtensionStatuses: () => new Map<string, string>(),
-		getAvailableProviderCount: () => 0,
+		getGitBranch: () => facts().gitBranch || null,
+		getExtensionStatuses: () => new Map<string, string>(Object.entries(facts().statuses ?? {})),
+		getAvailableProviderCount: () => {
+			try {
+				const models = modelRegistry(ctx).getAvailable();
+				return new Set((Array.isArray(models) ? models : []).map((m: any) => m?.provider)).size;
+			} catch {
+				return 0;
+			}
+		},
 		onBranchChange: () => () => {},
 	};
 }

@@ -29,7 +29,7 @@ type extUI struct {
 	early   []tea.Msg // messages sent before the program existed
 	ended   bool
 	endedCh chan struct{}
-	text    string // mirror of the editor text for GetEditorText
+	text    string            // mirror of the editor text for GetEditorText
 	branch  string            // mirror of the footer's git branch for FooterFacts
 	status  map[string]string // mirror of the extension statuses for FooterFacts
 	surf    surfMirror

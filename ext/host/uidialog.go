@@ -3,15 +3,18 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
+	"github.com/atomic-cli/atomic/store"
 )
 
 // isDialog reports whether method is a blocking ctx.ui dialog (select, confirm, input, editor).
 func isDialog(method string) bool {
 	switch method {
-	case protocol.MethodUISelect, protocol.MethodUIConfirm, protocol.MethodUIInput, protocol.MethodUIEditor, protocol.MethodUICustom:
+	case protocol.MethodUISelect, protocol.MethodUIConfirm, protocol.MethodUIInput, protocol.MethodUIEditor, protocol.MethodUICustom, protocol.MethodUIHostSessionPicker:
 		return true
 	}
 	return false
@@ -57,6 +60,14 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 		if v, ok := ui.Editor(ctx, a.Title, a.Prefill); ok {
 			return v, nil
 		}
+	case protocol.MethodUIHostSessionPicker:
+		hp, ok := ext.UIAs[ext.HostSessionPickerUI](ui)
+		if !ok {
+			return nil, fmt.Errorf("ctx.ui.hostSessionPicker: not available in %s mode", c.Mode())
+		}
+		if path, ok := hp.HostSessionPicker(ctx, ext.HostSessionPickerRequest{Rows: sessionRows(a.Rows)}); ok {
+			return path, nil
+		}
 	case protocol.MethodUICustom:
 		// The value of done(value) stays in the host; the answer only says the component closed.
 		oo := overlayOptions(a.OverlayOptions)
@@ -65,4 +76,24 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: oo})
 	}
 	return nil, nil
+}
+
+// sessionRows are the wire rows of ui.hostSessionPicker as store.SessionInfo (epoch
+// milliseconds to times; zero stays the zero time).
+func sessionRows(rows []protocol.HostSessionPickerRow) []store.SessionInfo {
+	ms := func(v int64) time.Time {
+		if v == 0 {
+			return time.Time{}
+		}
+		return time.UnixMilli(v)
+	}
+	out := make([]store.SessionInfo, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, store.SessionInfo{
+			Path: r.Path, ID: r.ID, Cwd: r.Cwd, Name: r.Name, ParentSessionPath: r.ParentSessionPath,
+			Created: ms(r.CreatedAt), Modified: ms(r.ModifiedAt), MessageCount: r.MessageCount,
+			FirstMessage: r.FirstMessage, AllMessagesText: r.AllMessagesText,
+		})
+	}
+	return out
 }

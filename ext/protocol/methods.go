@@ -562,7 +562,9 @@ type UIParams struct {
 	Message     string   `json:"message,omitempty"`
 	Options     []string `json:"options,omitempty"`
 	Placeholder string   `json:"placeholder,omitempty"`
-	Prefill     string   `json:"prefill,omitempty"`
+	// Rows of ui.hostSessionPicker.
+	Rows    []HostSessionPickerRow `json:"rows,omitempty"`
+	Prefill string                 `json:"prefill,omitempty"`
 	// Timeout (ms) dismisses a dialog with its default.
 	Timeout int      `json:"timeout,omitempty"`
 	Type    string   `json:"type,omitempty"` // notify: info|warning|error

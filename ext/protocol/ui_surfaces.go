@@ -149,3 +149,27 @@ type EditorParams struct {
 	Text      string `json:"text,omitempty"`
 	Action    string `json:"action,omitempty"`
 }
+
+// Host-native pickers (docs/extension-protocol.md "Host-native session picker").
+const (
+	// MethodUIHostSessionPicker (cancellable request, host → core) shows the built-in session
+	// selector over UIParams.Rows; the answer is the picked row's path, or null on
+	// cancel. $/cancelRequest closes the picker (handle.close()). A UI without the native picker
+	// answers an error naming the call.
+	MethodUIHostSessionPicker = "ui.hostSessionPicker"
+)
+
+// HostSessionPickerRow is one JSON-safe row of ctx.ui.hostSessionPicker (pi's SessionInfo with
+// createdAt/modifiedAt as epoch milliseconds).
+type HostSessionPickerRow struct {
+	Path              string `json:"path"`
+	ID                string `json:"id,omitempty"`
+	Cwd               string `json:"cwd,omitempty"`
+	Name              string `json:"name,omitempty"`
+	ParentSessionPath string `json:"parentSessionPath,omitempty"`
+	CreatedAt         int64  `json:"createdAt,omitempty"`  // epoch milliseconds
+	ModifiedAt        int64  `json:"modifiedAt,omitempty"` // epoch milliseconds
+	MessageCount      int    `json:"messageCount,omitempty"`
+	FirstMessage      string `json:"firstMessage,omitempty"`
+	AllMessagesText   string `json:"allMessagesText,omitempty"`
+}

@@ -143,6 +143,11 @@ function makeUI(ctx: number): any {
 			uiDebug("onTerminalInput", "raw terminal input is not forwarded to extensions; the handler is never called");
 			return () => {};
 		},
+		// Drawn natively by the terminal UI; absent (undefined) in RPC, JSON and print mode (seed
+		// 004, "Host-native session picker").
+		get hostSessionPicker() {
+			return infoOf(ctx).mode === "tui" ? (request: any) => hostSessionPicker(ctx, request) : undefined;
+		},
 	};
 	Object.defineProperties(ui, Object.getOwnPropertyDescriptors(themeUI(ctx)));
 	const themeOf = () => ui.theme;
@@ -159,6 +164,48 @@ function makeUI(ctx: number): any {
 			};
 		},
 	});
+}
+
+/** pickerRow is one HostSessionPickerRow on the wire (strings and epoch milliseconds only). */
+function pickerRow(r: any): Record<string, unknown> {
+	const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : 0);
+	const str = (v: unknown) => (typeof v === "string" ? v : "");
+	return {
+		path: str(r?.path),
+		id: str(r?.id),
+		cwd: str(r?.cwd),
+		name: str(r?.name),
+		createdAt: num(r?.createdAt),
+		modifiedAt: num(r?.modifiedAt),
+		messageCount: num(r?.messageCount),
+		firstMessage: str(r?.firstMessage),
+		allMessagesText: str(r?.allMessagesText),
+	};
+}
+
+/**
+ * hostSessionPicker is ctx.ui.hostSessionPicker: the core shows its session selector over the
+ * rows; result resolves with the picked path, undefined on cancel or close().
+ */
+function hostSessionPicker(ctx: number, req: any): any {
+	const ac = new AbortController();
+	const rows = Array.isArray(req?.sessions) ? req.sessions.map(pickerRow) : [];
+	const result = requestCancellable("ui.hostSessionPicker", { ctx, rows }, { signal: ac.signal }).then(
+		(v) => (typeof v === "string" ? v : undefined),
+		(err) => {
+			if (ac.signal.aborted) return undefined;
+			throw err;
+		},
+	);
+	const unsupported = (what: string) => {
+		throw new Error(`hostSessionPicker: ${what} is not supported by atomic yet`);
+	};
+	return {
+		result,
+		update: (_rows: unknown) => unsupported("update()"),
+		error: (_message: string) => unsupported("error()"),
+		close: () => ac.abort(),
+	};
 }
 
 /**

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// ctx.ui.hostSessionPicker is absent in RPC mode (seed 004: only interactive hosts draw it
+// ctx.ui.hostSessionPicker and ctx.ui.hostInputForm are absent in RPC mode (seed 004: only interactive hosts draw it
 // natively): the property is undefined, so extensions can fail with an actionable error.
 func TestRPCTypeScriptHostNativeAbsent(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
@@ -21,7 +21,7 @@ export default function (pi: ExtensionAPI) {
 	pi.registerCommand("native", {
 		description: "probe the host-native members",
 		handler: async (_args, ctx) => {
-			ctx.ui.notify("picker=" + typeof ctx.ui.hostSessionPicker + " value=" + String(ctx.ui.hostSessionPicker), "info");
+			ctx.ui.notify("picker=" + typeof ctx.ui.hostSessionPicker + " value=" + String(ctx.ui.hostSessionPicker) + " form=" + typeof ctx.ui.hostInputForm, "info");
 		},
 	});
 }
@@ -31,7 +31,7 @@ export default function (pi: ExtensionAPI) {
 	p := startRPCIn(t, dir, nil, []string{"-e", extPath})
 	p.send(`{"id":"a","type":"prompt","message":"/native"}`)
 	note := p.next(func(m map[string]any) bool { return m["method"] == "notify" })
-	if note["message"] != "picker=undefined value=undefined" {
+	if note["message"] != "picker=undefined value=undefined form=undefined" {
 		t.Fatalf("notify %v", note)
 	}
 	if r := p.next(func(m map[string]any) bool { return m["id"] == "a" }); r["success"] != true {

@@ -148,6 +148,11 @@ function makeUI(ctx: number): any {
 		get hostSessionPicker() {
 			return infoOf(ctx).mode === "tui" ? (request: any) => hostSessionPicker(ctx, request) : undefined;
 		},
+		// Not drawn by atomic yet in any mode: undefined (the seed's "absent" answer), so callers take
+		// their fallback instead of a call that resolves as if the user cancelled.
+		get hostInputForm() {
+			return undefined;
+		},
 	};
 	Object.defineProperties(ui, Object.getOwnPropertyDescriptors(themeUI(ctx)));
 	const themeOf = () => ui.theme;

@@ -82,7 +82,13 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 		if info.PackageRoot != "" {
 			origin = "package"
 		}
-		se.infos[e.Path] = ext.SourceInfo{Path: e.Path, Source: info.Source, Scope: info.Scope, Origin: origin, BaseDir: baseDir}
+		si := ext.SourceInfo{Path: e.Path, Source: info.Source, Scope: info.Scope, Origin: origin, BaseDir: baseDir}
+		if e.Scope == resource.ScopeCLI {
+			// pi 0.73.1 gives every -e extension (file, directory, npm:, git:) the same sourceInfo:
+			// source cli, scope temporary, origin top-level, no baseDir.
+			si = ext.SourceInfo{Path: e.Path, Source: "cli", Scope: "temporary", Origin: "top-level"}
+		}
+		se.infos[e.Path] = si
 	}
 	if len(se.paths) == 0 {
 		return se

@@ -264,14 +264,15 @@ func TestTSToolInfoAndPromptOptions(t *testing.T) {
 	if len(o.ContextFiles) != 1 || o.ContextFiles[0].Content != "GLOBAL-AGENTS-RULES\n" || len(o.Skills) != 1 || o.Skills[0].Name != "probe-skill" {
 		t.Errorf("systemPromptOptions context files %+v, skills %+v", o.ContextFiles, o.Skills)
 	}
-	// The extension's sourceInfo is where discovery found it (an -e file: its argument as the
-	// source, scope temporary); tools and commands report the same.
+	// As in pi 0.73.1: an -e extension's sourceInfo is source cli, scope temporary, origin
+	// top-level (no baseDir); its tools and commands report the same; a built-in tool's path is
+	// <builtin:name>.
 	ext := filepath.Join(p.dir, "toolinfo.ts")
-	wantExt := map[string]string{"path": ext, "source": "toolinfo.ts", "scope": "temporary", "origin": "package", "baseDir": p.dir}
+	wantExt := map[string]string{"path": ext, "source": "cli", "scope": "temporary", "origin": "top-level"}
 	for _, tl := range got.Tools {
 		switch tl.Name {
 		case "read":
-			if !maps.Equal(tl.SourceInfo, map[string]string{"path": "builtin", "source": "builtin", "scope": "temporary", "origin": "top-level"}) || len(tl.PromptGuidelines) == 0 {
+			if !maps.Equal(tl.SourceInfo, map[string]string{"path": "<builtin:read>", "source": "builtin", "scope": "temporary", "origin": "top-level"}) || len(tl.PromptGuidelines) == 0 {
 				t.Errorf("read %+v", tl)
 			}
 		case "probe_tool":

@@ -166,8 +166,11 @@ func (r *Runner) SetSourceInfo(fn func(path string) *SourceInfo) {
 	r.reg.mu.Unlock()
 }
 
-// builtinSourceInfo is the sourceInfo of atomic's built-in tools.
-var builtinSourceInfo = SourceInfo{Path: "builtin", Source: "builtin", Scope: "temporary", Origin: "top-level"}
+// builtinSourceInfo is the sourceInfo of the built-in tool name, as pi 0.73.1 gives it:
+// path "<builtin:name>", source builtin, scope temporary, origin top-level.
+func builtinSourceInfo(name string) SourceInfo {
+	return SourceInfo{Path: "<builtin:" + name + ">", Source: "builtin", Scope: "temporary", Origin: "top-level"}
+}
 
 // sourceInfo is the sourceInfo of the extension at path: what SetSourceInfo gave, else for a
 // file a temporary local one in its directory, else (a Go extension compiled in) "sdk".
@@ -417,7 +420,7 @@ func (g *registry) allTools(builtins []tool.Tool) []ToolInfo {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for i, t := range all {
-		si := builtinSourceInfo
+		si := builtinSourceInfo(t.Name())
 		if p := src[t.Name()]; p != "builtin" {
 			si = g.sourceInfo(p)
 			// A built-in that names its own source (an MCP tool) keeps it.

@@ -127,8 +127,8 @@ func TestExtToolOverridesBuiltin(t *testing.T) {
 		if ti.Name == "read" && ti.SourceInfo.Path != "go:ext-1" {
 			t.Errorf("getAllTools read sourceInfo %q, want go:ext-1", ti.SourceInfo.Path)
 		}
-		if ti.Name == "bash" && ti.SourceInfo.Path != "builtin" {
-			t.Errorf("getAllTools bash sourceInfo %q, want builtin", ti.SourceInfo.Path)
+		if ti.Name == "bash" && ti.SourceInfo.Path != "<builtin:bash>" {
+			t.Errorf("getAllTools bash sourceInfo %q, want <builtin:bash>", ti.SourceInfo.Path)
 		}
 	}
 }

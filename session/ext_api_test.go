@@ -983,7 +983,7 @@ func TestExtActiveTools(t *testing.T) {
 		all = append(all, ti.Name+"@"+ti.SourceInfo.Path)
 	}
 	sort.Strings(all)
-	if xtJoin(all) != "bash@builtin ; mine@go:ext-1 ; read@builtin" {
+	if xtJoin(all) != "bash@<builtin:bash> ; mine@go:ext-1 ; read@<builtin:read>" {
 		t.Fatalf("getAllTools %v", all)
 	}
 	// A name no tool has is ignored, as in pi: read alone is activated.

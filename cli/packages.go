@@ -317,15 +317,8 @@ func (pm *packageManager) update(source string) error {
 }
 
 func (pm *packageManager) list() error {
-	entries, warns := resource.ConfiguredPackages(pm.places, pm.trusted)
-	for _, w := range warns {
-		fmt.Fprintf(pm.errOut, "Warning: %v\n", w)
-	}
-	if pm.noteUntrusted() && len(entries) == 0 {
-		return nil
-	}
-	if len(entries) == 0 {
-		fmt.Fprintln(pm.out, "No packages installed.")
+	entries, ok := pm.configured()
+	if !ok {
 		return nil
 	}
 	pm.eachScope(entries, func(e resource.PackageEntry, src resource.PackageSource, dir string, installed bool) {
@@ -343,6 +336,23 @@ func (pm *packageManager) list() error {
 	return nil
 }
 
+// configured returns the configured packages after printing their warnings; ok is false (and a
+// note has been printed) when there are none: no packages, or only an untrusted project's.
+func (pm *packageManager) configured() (entries []resource.PackageEntry, ok bool) {
+	entries, warns := resource.ConfiguredPackages(pm.places, pm.trusted)
+	for _, w := range warns {
+		fmt.Fprintf(pm.errOut, "Warning: %v\n", w)
+	}
+	if pm.noteUntrusted() && len(entries) == 0 {
+		return nil, false
+	}
+	if len(entries) == 0 {
+		fmt.Fprintln(pm.out, "No packages installed.")
+		return nil, false
+	}
+	return entries, true
+}
+
 // noteUntrusted prints which project settings files were skipped because the project is not
 // trusted, and how to trust it; it reports whether it printed anything.
 func (pm *packageManager) noteUntrusted() bool {
@@ -356,15 +366,8 @@ func (pm *packageManager) noteUntrusted() bool {
 
 // config prints what each configured package contributes, after its filters.
 func (pm *packageManager) config() error {
-	entries, warns := resource.ConfiguredPackages(pm.places, pm.trusted)
-	for _, w := range warns {
-		fmt.Fprintf(pm.errOut, "Warning: %v\n", w)
-	}
-	if pm.noteUntrusted() && len(entries) == 0 {
-		return nil
-	}
-	if len(entries) == 0 {
-		fmt.Fprintln(pm.out, "No packages installed.")
+	entries, ok := pm.configured()
+	if !ok {
 		return nil
 	}
 	pm.eachScope(entries, func(e resource.PackageEntry, src resource.PackageSource, dir string, installed bool) {

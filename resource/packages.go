@@ -586,10 +586,10 @@ func collectDir(dir, typ string) []string {
 	return walkFiles(dir, ".json")
 }
 
-// walkFiles lists the files ending in ext under dir, sorted, skipping hidden entries and
-// node_modules; the depth is bounded.
-func walkFiles(dir, ext string) []string {
-	var out []string
+// walkTree calls visit for every entry under root in name order (os.ReadDir sorts), skipping
+// hidden entries and node_modules, at most 8 directories deep; visit reports whether to descend
+// into a directory.
+func walkTree(root string, visit func(full string, isDir bool) (descend bool)) {
 	var walk func(d string, depth int)
 	walk = func(d string, depth int) {
 		if depth > 8 {
@@ -599,59 +599,51 @@ func walkFiles(dir, ext string) []string {
 		if err != nil {
 			return
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
 			name := e.Name()
 			if strings.HasPrefix(name, ".") || name == "node_modules" {
 				continue
 			}
 			full := filepath.Join(d, name)
-			fi, err := os.Stat(full)
+			fi, err := os.Stat(full) // follows symlinks, as a package's layout may use them
 			if err != nil {
 				continue
 			}
-			if fi.IsDir() {
-				walk(full, depth+1)
-			} else if strings.HasSuffix(name, ext) {
-				out = append(out, full)
-			}
-		}
-	}
-	walk(dir, 0)
-	return out
-}
-
-// globTree returns the files and directories under root (hidden entries and node_modules
-// skipped, depth bounded) whose path relative to root matches the glob pattern.
-func globTree(root, pattern string) []string {
-	pattern = strings.TrimPrefix(filepath.ToSlash(pattern), "./")
-	var out []string
-	var walk func(d string, depth int)
-	walk = func(d string, depth int) {
-		if depth > 8 {
-			return
-		}
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
-			name := e.Name()
-			if strings.HasPrefix(name, ".") || name == "node_modules" {
-				continue
-			}
-			full := filepath.Join(d, name)
-			rel, _ := filepath.Rel(root, full)
-			if globMatch(pattern, filepath.ToSlash(rel)) {
-				out = append(out, full)
-				continue
-			}
-			if fi, err := os.Stat(full); err == nil && fi.IsDir() {
+			if visit(full, fi.IsDir()) && fi.IsDir() {
 				walk(full, depth+1)
 			}
 		}
 	}
 	walk(root, 0)
+}
+
+// walkFiles lists the files ending in ext under dir, sorted, skipping hidden entries and
+// node_modules; the depth is bounded.
+func walkFiles(dir, ext string) []string {
+	var out []string
+	walkTree(dir, func(full string, isDir bool) bool {
+		if !isDir && strings.HasSuffix(full, ext) {
+			out = append(out, full)
+		}
+		return isDir
+	})
+	return out
+}
+
+// globTree returns the files and directories under root (hidden entries and node_modules
+// skipped, depth bounded) whose path relative to root matches the glob pattern; a matched
+// directory is not searched further.
+func globTree(root, pattern string) []string {
+	pattern = strings.TrimPrefix(filepath.ToSlash(pattern), "./")
+	var out []string
+	walkTree(root, func(full string, isDir bool) bool {
+		rel, _ := filepath.Rel(root, full)
+		if globMatch(pattern, filepath.ToSlash(rel)) {
+			out = append(out, full)
+			return false
+		}
+		return isDir
+	})
 	sort.Strings(out)
 	return out
 }

@@ -393,6 +393,12 @@ func eventParams(ext int, gen int64, handler int, event string, payload []byte, 
 	b = append(b, `,"handler":`...)
 	b = strconv.AppendInt(b, int64(handler), 10)
 	b = append(b, `,"event":`...)
+	return appendEventTail(b, event, payload, ctx, signal)
+}
+
+// appendEventTail ends a hand-encoded protocol.EventParams after its `"event":` key: the quoted
+// event name, the payload (JSON already), ctx and signal, and the closing brace.
+func appendEventTail(b []byte, event string, payload []byte, ctx int64, signal bool) json.RawMessage {
 	b = strconv.AppendQuote(b, event)
 	b = append(b, `,"payload":`...)
 	b = append(b, payload...)

@@ -164,15 +164,7 @@ func batchParams(ext int, gen int64, hs []int, event string, payload []byte, ctx
 		b = strconv.AppendInt(b, int64(h), 10)
 	}
 	b = append(b, `],"event":`...)
-	b = strconv.AppendQuote(b, event)
-	b = append(b, `,"payload":`...)
-	b = append(b, payload...)
-	b = append(b, `,"ctx":`...)
-	b = strconv.AppendInt(b, ctx, 10)
-	if signal {
-		b = append(b, `,"signal":true`...)
-	}
-	return append(b, '}')
+	return appendEventTail(b, event, payload, ctx, signal)
 }
 
 // streamState is what a process was last sent of a message_update stream, and the payload last

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -173,8 +174,10 @@ func builtinSourceInfo(name string) SourceInfo {
 }
 
 // sourceInfo is the sourceInfo of the extension at path: what SetSourceInfo gave, else for a
-// file a temporary local one in its directory, else (a Go extension compiled in) "sdk".
-// Called with g.mu held.
+// file a temporary local one in its directory, else (a Go extension compiled in, "go:NAME")
+// source sdk with path "<sdk:NAME>", the form pi 0.73.1 gives what its SDK registers
+// (createAgentSession's customTools; seed 004 "pi.getAllTools()": `sdk` for tools passed via
+// the SDK). Called with g.mu held.
 func (g *registry) sourceInfo(path string) SourceInfo {
 	if g.sourceOf != nil {
 		if si := g.sourceOf(path); si != nil {
@@ -183,6 +186,9 @@ func (g *registry) sourceInfo(path string) SourceInfo {
 	}
 	if filepath.IsAbs(path) {
 		return SourceInfo{Path: path, Source: "local", Scope: "temporary", Origin: "top-level", BaseDir: filepath.Dir(path)}
+	}
+	if name, ok := strings.CutPrefix(path, "go:"); ok {
+		path = "<sdk:" + name + ">"
 	}
 	return SourceInfo{Path: path, Source: "sdk", Scope: "temporary", Origin: "top-level"}
 }

@@ -124,8 +124,8 @@ func TestExtToolOverridesBuiltin(t *testing.T) {
 		t.Fatalf("the extension's read did not run: %v", got)
 	}
 	for _, ti := range api.GetAllTools() {
-		if ti.Name == "read" && ti.SourceInfo.Path != "go:ext-1" {
-			t.Errorf("getAllTools read sourceInfo %q, want go:ext-1", ti.SourceInfo.Path)
+		if ti.Name == "read" && (ti.SourceInfo.Path != "<sdk:ext-1>" || ti.SourceInfo.Source != "sdk") {
+			t.Errorf("getAllTools read sourceInfo %+v, want <sdk:ext-1> sdk", ti.SourceInfo)
 		}
 		if ti.Name == "bash" && ti.SourceInfo.Path != "<builtin:bash>" {
 			t.Errorf("getAllTools bash sourceInfo %q, want <builtin:bash>", ti.SourceInfo.Path)
@@ -369,7 +369,7 @@ func TestExtDuplicateCommandsGetLoadOrderSuffixes(t *testing.T) {
 	for _, c := range cmds {
 		got = append(got, row{c.Name, c.SourceInfo.Path, c.Description, c.Source})
 	}
-	want := []row{{"review:1", "go:ext-1", "review A", "extension"}, {"review:2", "go:ext-2", "review B", "extension"}}
+	want := []row{{"review:1", "<sdk:ext-1>", "review A", "extension"}, {"review:2", "<sdk:ext-2>", "review B", "extension"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("getCommands %+v, want %+v", got, want)
 	}
@@ -983,7 +983,7 @@ func TestExtActiveTools(t *testing.T) {
 		all = append(all, ti.Name+"@"+ti.SourceInfo.Path)
 	}
 	sort.Strings(all)
-	if xtJoin(all) != "bash@<builtin:bash> ; mine@go:ext-1 ; read@<builtin:read>" {
+	if xtJoin(all) != "bash@<builtin:bash> ; mine@<sdk:ext-1> ; read@<builtin:read>" {
 		t.Fatalf("getAllTools %v", all)
 	}
 	// A name no tool has is ignored, as in pi: read alone is activated.

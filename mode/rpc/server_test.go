@@ -423,7 +423,7 @@ func TestExtensionUI(t *testing.T) {
 		t.Fatalf("steer of an extension command: %v", r)
 	}
 	cmds := dig(h.ok("c", map[string]any{"type": "get_commands"}), "commands").([]any)
-	if len(cmds) != 7 || dig(cmds, 0, "name") != "ask" || dig(cmds, 0, "source") != "extension" || dig(cmds, 0, "sourceInfo", "path") != "go:test-1" {
+	if len(cmds) != 7 || dig(cmds, 0, "name") != "ask" || dig(cmds, 0, "source") != "extension" || dig(cmds, 0, "sourceInfo", "path") != "<sdk:test-1>" {
 		t.Fatalf("get_commands %v", cmds)
 	}
 	if c := h.ok("cc", map[string]any{"type": "get_command_completions", "commandName": "ask", "argumentPrefix": "x"}); fmt.Sprint(dig(c, "completions")) != "[map[description:first label:A x value:x-a] map[label:x-b value:x-b]]" {

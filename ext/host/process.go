@@ -42,6 +42,8 @@ type process struct {
 	served map[string]context.CancelFunc
 	// comps are the host's components mounted in the core's UI, by host id (component.go).
 	comps sync.Map
+	// pickers are the open host session pickers by host id (uidialog.go).
+	pickers sync.Map
 
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat (or sync-channel activity)
 	// serving is set while the core answers a sync request: the host is blocked waiting for

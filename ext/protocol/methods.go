@@ -563,8 +563,14 @@ type UIParams struct {
 	Options     []string `json:"options,omitempty"`
 	Placeholder string   `json:"placeholder,omitempty"`
 	// Rows of ui.hostSessionPicker.
-	Rows    []HostSessionPickerRow `json:"rows,omitempty"`
-	Prefill string                 `json:"prefill,omitempty"`
+	Rows []HostSessionPickerRow `json:"rows,omitempty"`
+	// Picker is ui.hostSessionPicker's id for its update, error and delete notifications (0:
+	// none); HasDelete says the request has an onDelete.
+	Picker    int64 `json:"picker,omitempty"`
+	HasDelete bool  `json:"hasDelete,omitempty"`
+	// Form is ui.hostInputForm's request.
+	Form    *HostInputForm `json:"form,omitempty"`
+	Prefill string         `json:"prefill,omitempty"`
 	// Timeout (ms) dismisses a dialog with its default.
 	Timeout int      `json:"timeout,omitempty"`
 	Type    string   `json:"type,omitempty"` // notify: info|warning|error

@@ -157,7 +157,29 @@ const (
 	// cancel. $/cancelRequest closes the picker (handle.close()). A UI without the native picker
 	// answers an error naming the call.
 	MethodUIHostSessionPicker = "ui.hostSessionPicker"
+	// MethodUIHostSessionPickerUpdate (notification, host → core) replaces the rows of open
+	// picker HostPickerParams.Picker (handle.update(rows)).
+	MethodUIHostSessionPickerUpdate = "ui.hostSessionPicker.update"
+	// MethodUIHostSessionPickerError (notification, host → core) shows HostPickerParams.Message
+	// in the picker (handle.error(message)).
+	MethodUIHostSessionPickerError = "ui.hostSessionPicker.error"
+	// MethodHostSessionPickerDelete (notification, core → host) says the user confirmed ctrl+d on
+	// row HostPickerParams.Path: the host calls the request's onDelete(path). The row stays until
+	// the extension answers with update or error.
+	MethodHostSessionPickerDelete = "hostSessionPicker.delete"
+	// MethodUIHostInputForm (cancellable request, host → core) shows the host-native input form
+	// UIParams.Form; the answer is the values by field name, or null on cancel.
+	MethodUIHostInputForm = "ui.hostInputForm"
 )
+
+// HostPickerParams are the params of the picker's update, error and delete notifications.
+type HostPickerParams struct {
+	// Picker is the id the host gave the picker in UIParams.Picker.
+	Picker  int64                  `json:"picker"`
+	Rows    []HostSessionPickerRow `json:"rows,omitempty"`
+	Message string                 `json:"message,omitempty"`
+	Path    string                 `json:"path,omitempty"`
+}
 
 // HostSessionPickerRow is one JSON-safe row of ctx.ui.hostSessionPicker (pi's SessionInfo with
 // createdAt/modifiedAt as epoch milliseconds).
@@ -172,4 +194,23 @@ type HostSessionPickerRow struct {
 	MessageCount      int    `json:"messageCount,omitempty"`
 	FirstMessage      string `json:"firstMessage,omitempty"`
 	AllMessagesText   string `json:"allMessagesText,omitempty"`
+}
+
+// HostInputForm is ui.hostInputForm's request on the wire (ext.HostInputFormRequest).
+type HostInputForm struct {
+	Title       string           `json:"title"`
+	Fields      []HostInputField `json:"fields"`
+	Heading     string           `json:"heading,omitempty"`
+	SubmitLabel string           `json:"submitLabel,omitempty"`
+}
+
+// HostInputField is one field of HostInputForm (ext.HostInputField).
+type HostInputField struct {
+	Name         string   `json:"name"`
+	Type         string   `json:"type"`
+	Description  string   `json:"description,omitempty"`
+	Required     bool     `json:"required,omitempty"`
+	Choices      []string `json:"choices,omitempty"`
+	Placeholder  string   `json:"placeholder,omitempty"`
+	InitialValue string   `json:"initialValue"`
 }

@@ -30,6 +30,43 @@ export default function (pi: ExtensionAPI) {
 			ctx.ui.notify("picked: " + (await h.result), "info");
 		},
 	});
+	pi.registerCommand("pickdel", {
+		description: "picker whose onDelete answers with update, then error",
+		handler: async (_args, ctx) => {
+			let left = rows.slice();
+			let n = 0;
+			const h = ctx.ui.hostSessionPicker!({
+				sessions: left,
+				onDelete: async (path) => {
+					n++;
+					if (n === 1) {
+						left = left.filter((r) => r.path !== path);
+						h.update(left);
+					} else {
+						throw new Error("DELETE-REFUSED " + path);
+					}
+				},
+			});
+			h.update([...left, row(4, "DELTA-ROW late")]);
+			left = [...left, row(4, "DELTA-ROW late")];
+			ctx.ui.notify("pickdel: " + (await h.result), "info");
+		},
+	});
+	pi.registerCommand("form", {
+		description: "host-native input form",
+		handler: async (_args, ctx) => {
+			const v = await ctx.ui.hostInputForm!({
+				title: "Release",
+				fields: [
+					{ name: "version", type: "string", required: true, initialValue: "", description: "SEMVER-DESC" },
+					{ name: "channel", type: "select", choices: ["stable", "beta"], initialValue: "stable" },
+					{ name: "dry", type: "boolean", initialValue: "false" },
+					{ name: "count", type: "integer", initialValue: "3" },
+				],
+			});
+			ctx.ui.notify("form: " + JSON.stringify(v), "info");
+		},
+	});
 	pi.registerCommand("pickclose", {
 		description: "open then close the picker",
 		handler: async (_args, ctx) => {
@@ -63,8 +100,8 @@ func TestE2EHostSessionPicker(t *testing.T) {
 	term.Type("/pick")
 	term.Press("enter")
 	term.WaitFor("ALPHA-ROW first", "BRAVO-ROW second", "CHARLIE-ROW third")
-	// hostInputForm is not drawn by atomic yet: absent, as on hosts without it.
-	term.WaitFor("form member: undefined")
+	// hostInputForm is drawn natively in the terminal UI.
+	term.WaitFor("form member: function")
 	term.Press("down")
 	term.Press("down")
 	term.Press("enter")
@@ -87,5 +124,80 @@ func TestE2EHostSessionPickerClose(t *testing.T) {
 	term.Press("enter")
 	term.WaitFor("closed with: undefined")
 	term.WaitGone("ALPHA-ROW first")
+	quit(t, term)
+}
+
+// TestE2EHostSessionPickerDelete: a confirmed ctrl+d calls the extension's onDelete, which
+// removes the row with handle.update; a second delete that throws shows its error in the
+// picker and keeps the row; an update sent right after opening adds a late row.
+func TestE2EHostSessionPickerDelete(t *testing.T) {
+	term := hostNativeEnv(t)
+	term.Type("/pickdel")
+	term.Press("enter")
+	term.WaitFor("ALPHA-ROW first", "DELTA-ROW late")
+	term.Press("ctrl+d")
+	term.WaitFor("Delete session?")
+	term.Press("enter")
+	term.WaitGone("ALPHA-ROW first")
+	term.WaitFor("BRAVO-ROW second")
+	term.Press("ctrl+d")
+	term.WaitFor("Delete session?")
+	term.Press("enter")
+	term.WaitFor("Failed to delete: DELETE-REFUSED /sessions/s2.jsonl", "BRAVO-ROW second")
+	term.Press("enter")
+	term.WaitFor("pickdel: /sessions/s2.jsonl")
+	quit(t, term)
+}
+
+// TestE2EHostInputForm: ctx.ui.hostInputForm draws the form in the editor slot; submitting
+// with a required field empty keeps it open and marks the field; typing, cycling a select,
+// toggling a boolean and Enter on the button return the raw values; Escape returns undefined.
+func TestE2EHostInputForm(t *testing.T) {
+	term := hostNativeEnv(t)
+	term.Type("/form")
+	term.Press("enter")
+	term.WaitFor("WORKFLOW INPUTS", "Release", "4 fields", "SEMVER-DESC", "[ Run workflow ]", "required")
+	// Straight to the button: version is empty, so the form stays and says why.
+	term.Press("shift+tab", "enter")
+	term.WaitFor("✗ required")
+	// The focus went back to version.
+	term.Type("1.2.3")
+	term.Press("tab", "down", "tab", "space", "tab", "backspace")
+	term.Type("7")
+	term.Press("tab", "enter")
+	term.WaitFor(`form: {"version":"1.2.3","channel":"beta","dry":"true","count":"7"}`)
+	term.WaitGone("WORKFLOW INPUTS")
+
+	term.Type("/form")
+	term.Press("enter")
+	term.WaitFor("WORKFLOW INPUTS")
+	term.Press("esc")
+	term.WaitFor("form: undefined")
+	quit(t, term)
+}
+
+// TestE2EGoHostNative: the host-native form and session picker from a Go extension: the form
+// returns its values; the picker's OnDelete removes the row through the handle's Update and
+// shows the handle's Error.
+func TestE2EGoHostNative(t *testing.T) {
+	bin := buildGoExt(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/goform")
+	term.Press("enter")
+	term.WaitFor("GO HEADING", "GO-FORM", "[ Go ]")
+	term.Type("gopher")
+	term.Press("tab", "right", "tab", "enter")
+	term.WaitFor("go form: true mode=slow,name=gopher")
+
+	term.Type("/gopick")
+	term.Press("enter")
+	term.WaitFor("GO-ONE", "GO-TWO")
+	term.Press("ctrl+d", "enter")
+	term.WaitFor("GO-DELETED /go/1.jsonl")
+	term.WaitGone("GO-ONE")
+	term.Press("enter")
+	term.WaitFor(`go pick: "/go/2.jsonl" true`)
 	quit(t, term)
 }

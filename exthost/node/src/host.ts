@@ -148,10 +148,10 @@ function makeUI(ctx: number): any {
 		get hostSessionPicker() {
 			return infoOf(ctx).mode === "tui" ? (request: any) => hostSessionPicker(ctx, request) : undefined;
 		},
-		// Not drawn by atomic yet in any mode: undefined (the seed's "absent" answer), so callers take
-		// their fallback instead of a call that resolves as if the user cancelled.
+		// Drawn natively by the terminal UI; absent (undefined) in RPC, JSON and print mode (seed
+		// 004, "Host-native input form").
 		get hostInputForm() {
-			return undefined;
+			return infoOf(ctx).mode === "tui" ? (request: any) => hostInputForm(ctx, request) : undefined;
 		},
 	};
 	Object.defineProperties(ui, Object.getOwnPropertyDescriptors(themeUI(ctx)));
@@ -188,29 +188,77 @@ function pickerRow(r: any): Record<string, unknown> {
 	};
 }
 
+/** The open host session pickers by id: their onDelete, for `hostSessionPicker.delete`. */
+const pickers = new Map<number, { onDelete?: (path: string) => unknown; error: (message: string) => void }>();
+let nextPicker = 1;
+
 /**
  * hostSessionPicker is ctx.ui.hostSessionPicker: the core shows its session selector over the
- * rows; result resolves with the picked path, undefined on cancel or close().
+ * rows; result resolves with the picked path, undefined on cancel or close(). update(rows) and
+ * error(message) reach the open picker; a confirmed ctrl+d calls the request's onDelete(path)
+ * (the core keeps the row until update or error answers).
  */
 function hostSessionPicker(ctx: number, req: any): any {
 	const ac = new AbortController();
+	const id = nextPicker++;
 	const rows = Array.isArray(req?.sessions) ? req.sessions.map(pickerRow) : [];
-	const result = requestCancellable("ui.hostSessionPicker", { ctx, rows }, { signal: ac.signal }).then(
-		(v) => (typeof v === "string" ? v : undefined),
-		(err) => {
-			if (ac.signal.aborted) return undefined;
-			throw err;
-		},
-	);
-	const unsupported = (what: string) => {
-		throw new Error(`hostSessionPicker: ${what} is not supported by atomic yet`);
+	const onDelete = typeof req?.onDelete === "function" ? req.onDelete : undefined;
+	let open = true;
+	const error = (message: string) => {
+		if (open) notify("ui.hostSessionPicker.error", { picker: id, message: String(message ?? "") });
 	};
+	pickers.set(id, { onDelete, error });
+	const result = requestCancellable("ui.hostSessionPicker", { ctx, rows, picker: id, hasDelete: onDelete !== undefined }, { signal: ac.signal })
+		.then(
+			(v) => (typeof v === "string" ? v : undefined),
+			(err) => {
+				if (ac.signal.aborted) return undefined;
+				throw err;
+			},
+		)
+		.finally(() => {
+			open = false;
+			pickers.delete(id);
+		});
 	return {
 		result,
-		update: (_rows: unknown) => unsupported("update()"),
-		error: (_message: string) => unsupported("error()"),
+		update: (sessions: unknown) => {
+			if (open) notify("ui.hostSessionPicker.update", { picker: id, rows: Array.isArray(sessions) ? sessions.map(pickerRow) : [] });
+		},
+		error,
 		close: () => ac.abort(),
 	};
+}
+
+/**
+ * hostInputForm is ctx.ui.hostInputForm: the core draws the form in the editor slot and answers
+ * the raw values by field name, or null (undefined here) on Escape, Ctrl+C or teardown.
+ */
+function hostInputForm(ctx: number, req: any): Promise<Record<string, string> | undefined> {
+	const str = (v: unknown) => (typeof v === "string" ? v : v === undefined || v === null ? "" : String(v));
+	const fields = (Array.isArray(req?.fields) ? req.fields : []).map((f: any) => ({
+		name: str(f?.name),
+		type: str(f?.type) || "string",
+		description: typeof f?.description === "string" ? f.description : undefined,
+		required: f?.required === true ? true : undefined,
+		choices: Array.isArray(f?.choices) ? f.choices.map(str) : undefined,
+		placeholder: typeof f?.placeholder === "string" ? f.placeholder : undefined,
+		initialValue: str(f?.initialValue),
+	}));
+	const form = { title: str(req?.title), fields, heading: typeof req?.heading === "string" ? req.heading : undefined, submitLabel: typeof req?.submitLabel === "string" ? req.submitLabel : undefined };
+	return request("ui.hostInputForm", { ctx, form }).then(
+		(v) => (v && typeof v === "object" ? (v as Record<string, string>) : undefined),
+		() => undefined,
+	);
+}
+
+/** pickerDelete handles `hostSessionPicker.delete`: the request's onDelete(path); a throw or rejection shows in the picker. */
+export function pickerDelete(p: { picker: number; path: string }): void {
+	const pk = pickers.get(p?.picker);
+	if (!pk?.onDelete) return;
+	Promise.resolve()
+		.then(() => pk.onDelete!(String(p.path ?? "")))
+		.catch((err) => pk.error(`Failed to delete: ${err instanceof Error ? err.message : String(err)}`));
 }
 
 /**

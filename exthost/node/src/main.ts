@@ -62,6 +62,7 @@ const notifications: Record<string, (params: any) => void> = {
 	"component.input": (p) => components.input(p),
 	"component.invalidate": (p) => components.invalidate(p),
 	"component.dispose": (p) => components.dispose(p),
+	"hostSessionPicker.delete": (p) => host.pickerDelete(p),
 };
 
 function reply(id: number | string, result: unknown): void {

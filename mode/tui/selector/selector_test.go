@@ -362,3 +362,29 @@ func TestTreeFoldUnfold(t *testing.T) {
 		t.Fatalf("picked %v, want u3", got)
 	}
 }
+
+// TestSessionsOwnerDeletes: an onDelete answering ErrKeepRow keeps the row silently; the owner's
+// SetSessions then removes it (search and selection kept) and ShowError shows its message.
+func TestSessionsOwnerDeletes(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	var asked []string
+	s := NewSessions(th, keys, testInfos(now), nil, "", func() time.Time { return now },
+		func(p string) error { asked = append(asked, p); return ErrKeepRow }, nil)
+	s.HandleKey(key("down"))
+	s.HandleKey(ctrl('d'))
+	s.HandleKey(key("enter"))
+	if len(asked) != 1 || asked[0] != "/s/2.jsonl" || !strings.Contains(view(s, 80), "release notes") {
+		t.Fatalf("owner deletion: asked %v, view:\n%s", asked, view(s, 80))
+	}
+	s.HandleKey(key("down")) // the cursor on /s/1
+	rows := testInfos(now)
+	s.SetSessions(append(rows[:1:1], rows[2]))
+	v := view(s, 80)
+	if strings.Contains(v, "release notes") || !strings.Contains(v, "› hello world") {
+		t.Fatalf("after SetSessions the row must be gone and /s/1 still selected:\n%s", v)
+	}
+	s.ShowError("DISK FULL")
+	if !strings.Contains(view(s, 80), "DISK FULL") {
+		t.Fatal("ShowError shows nothing")
+	}
+}

@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -162,6 +163,46 @@ func sessionMatcher(q string) func(store.SessionInfo) (float64, bool) {
 	}
 }
 
+// ErrKeepRow is what an onDelete returns when deletion belongs to someone else (an extension's
+// host-native picker, seed 004): the row stays, nothing is shown, and the owner answers later
+// with SetSessions (row gone) or ShowError.
+var ErrKeepRow = errors.New("selector: the row is kept until its owner answers")
+
+// SetSessions replaces the rows (both scopes) and keeps the search, filters and, where the row
+// is still there, the selected session.
+func (s *Sessions) SetSessions(rows []store.SessionInfo) {
+	var sel string
+	if c := s.list.Cursor(); c < len(s.shown) {
+		sel = s.shown[c].Path
+	}
+	s.local = append([]store.SessionInfo(nil), rows...)
+	s.all = append([]store.SessionInfo(nil), rows...)
+	if s.confirm != "" && !hasPath(rows, s.confirm) {
+		s.confirm = ""
+	}
+	cur := s.list.Cursor()
+	s.refilter()
+	for i, in := range s.shown {
+		if in.Path == sel {
+			cur = i
+			break
+		}
+	}
+	s.list.SetCursor(min(cur, max(len(s.shown)-1, 0)))
+}
+
+// ShowError shows message under the list (cleared by the next search keystroke).
+func (s *Sessions) ShowError(message string) { s.errText = message }
+
+func hasPath(infos []store.SessionInfo, path string) bool {
+	for _, in := range infos {
+		if in.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
 // SetRename enables renaming (app.session.rename): save writes the new display name of the
 // session file at path ("" clears it) and returns the error to show.
 func (s *Sessions) SetRename(save func(path, name string) error) { s.onRename = save }
@@ -220,7 +261,9 @@ func (s *Sessions) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 			path := s.confirm
 			s.confirm = ""
 			if s.onDelete != nil {
-				if err := s.onDelete(path); err != nil {
+				if err := s.onDelete(path); errors.Is(err, ErrKeepRow) {
+					return nil
+				} else if err != nil {
 					s.errText = err.Error()
 					return nil
 				}

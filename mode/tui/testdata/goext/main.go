@@ -51,6 +51,9 @@ func extension(api ext.API) error {
 	if err := api.RegisterCommand("gofloat", ext.Command{Description: "a Go overlay", Handler: custom("GO-OVERLAY", float)}); err != nil {
 		return err
 	}
+	if err := registerHostNative(api); err != nil {
+		return err
+	}
 	return api.RegisterCommand("gochrome", ext.Command{Description: "a Go footer and widget", Handler: func(ctx context.Context, c ext.CommandContext, args string) error {
 		ext.SetFooterComponent(c.UI(), func(ext.ComponentHandle) ext.Component { return ext.Lines{"GO-FOOTER"} })
 		ext.SetWidgetComponent(c.UI(), "gw", func(ext.ComponentHandle) ext.Component { return ext.Lines{"GO-WIDGET"} }, ext.WidgetBelowEditor)

@@ -131,7 +131,7 @@ Examples:
 	f.BoolVar(&opts.ListModels, "list-models", false, "list the models you have credentials for and exit (a message filters them)")
 	f.StringVar(&opts.SystemPrompt, "system-prompt", "", "replace the base system prompt (text or a file)")
 	f.StringArrayVar(&opts.AppendSystemPrompt, "append-system-prompt", nil, "append to the system prompt (text or a file; repeatable)")
-	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls)")
+	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls,search,todo,ask_user_question, and powershell where installed)")
 	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools (also -nt)")
 	f.BoolVar(&opts.NoBuiltinTools, "no-builtin-tools", false, "start without the built-in tools; extension tools stay enabled")
 	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md (also -nc)")

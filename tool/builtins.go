@@ -3,9 +3,10 @@ package tool
 // DefaultNames are the built-in tools active by default, in prompt order (tools.md §14, pi).
 var DefaultNames = []string{"read", "bash", "edit", "write"}
 
-// AllNames are every built-in tool, in prompt order: DefaultNames, then grep, find and ls, which
-// are available but off by default (tools.md §14).
-var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls"}
+// AllNames are every built-in tool, in prompt order: DefaultNames, then grep, find and ls (pi's,
+// available but off by default, tools.md §14) and search (Atomic's, also off by default here,
+// since atomic's default set is pi's).
+var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls", "search"}
 
 // Options configure the built-in tools made by Builtins. Each tool's own options apply; a nil
 // Queue in Edit or Write is replaced by Options.Queue.
@@ -17,6 +18,8 @@ type Options struct {
 	Ls    LsOptions
 	Find  FindOptions
 	Grep  GrepOptions
+	// Search configures search; its Operations default to Grep's.
+	Search SearchOptions
 	// Queue is the mutation queue shared by edit and write; nil means DefaultMutationQueue.
 	Queue *MutationQueue
 }
@@ -34,14 +37,18 @@ func Builtins(cwd string, opts Options) map[string]Tool {
 	if opts.Write.Queue == nil {
 		opts.Write.Queue = q
 	}
+	if opts.Search.Operations == nil {
+		opts.Search.Operations = opts.Grep.Operations
+	}
 	return map[string]Tool{
-		"read":  NewRead(cwd, opts.Read),
-		"bash":  NewBash(cwd, opts.Bash),
-		"edit":  NewEdit(cwd, opts.Edit),
-		"write": NewWrite(cwd, opts.Write),
-		"grep":  NewGrep(cwd, opts.Grep),
-		"find":  NewFind(cwd, opts.Find),
-		"ls":    NewLs(cwd, opts.Ls),
+		"read":   NewRead(cwd, opts.Read),
+		"bash":   NewBash(cwd, opts.Bash),
+		"edit":   NewEdit(cwd, opts.Edit),
+		"write":  NewWrite(cwd, opts.Write),
+		"grep":   NewGrep(cwd, opts.Grep),
+		"find":   NewFind(cwd, opts.Find),
+		"ls":     NewLs(cwd, opts.Ls),
+		"search": NewSearch(cwd, opts.Search),
 	}
 }
 

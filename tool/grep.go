@@ -341,55 +341,13 @@ func (s *grepSearch) searchFile(ctx context.Context, f grepFile) (hits []grepHit
 	return s.searchData(data, f.display), false
 }
 
-// searchData returns the match blocks of one text file's content, at most s.limit of them. The
-// matcher finds the next candidate line in the whole buffer (a literal by a byte search), so
-// lines without a match are never looked at one by one.
+// searchData returns the match blocks of one text file's content, at most s.limit of them.
 func (s *grepSearch) searchData(data []byte, display string) (hits []grepHit) {
-	var matched []int // 0-based numbers of the matching lines
-	n := 0            // number of the line starting at off
-	for off := 0; off < len(data) && len(matched) < s.limit; {
-		pos := s.m.next(data, off)
-		if pos < 0 {
-			break
-		}
-		ls := off + bytes.LastIndexByte(data[off:pos], '\n') + 1
-		if ls >= len(data) {
-			break // the empty piece after a final newline is not a line
-		}
-		n += bytes.Count(data[off:ls], []byte{'\n'})
-		le := len(data)
-		if i := bytes.IndexByte(data[ls:], '\n'); i >= 0 {
-			le = ls + i
-		}
-		if s.m.match(data[ls:le]) {
-			matched = append(matched, n)
-		}
-		off = le + 1
-		n++
-	}
+	matched := s.m.matchLines(data, s.limit, nil)
 	if len(matched) == 0 {
 		return nil
 	}
-	starts := []int{0} // line start offsets
-	for i := 0; ; {
-		j := bytes.IndexByte(data[i:], '\n')
-		if j < 0 {
-			break
-		}
-		i += j + 1
-		starts = append(starts, i)
-	}
-	numLines := len(starts)
-	if data[len(data)-1] == '\n' {
-		numLines-- // the empty piece after a final newline is not a line
-	}
-	lineAt := func(k int) []byte { // 0-based line k, without its "\n"
-		end := len(data)
-		if k+1 < len(starts) {
-			end = starts[k+1] - 1
-		}
-		return data[starts[k]:end]
-	}
+	numLines, lineAt := splitLines(data)
 	hits = make([]grepHit, 0, len(matched))
 	for _, m := range matched {
 		var h grepHit
@@ -410,6 +368,60 @@ func (s *grepSearch) searchData(data []byte, display string) (hits []grepHit) {
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// matchLines returns the 0-based numbers of the first limit lines of data that match (and that
+// keep accepts, when keep is not nil). The matcher finds the next candidate line in the whole
+// buffer (a literal by a byte search), so lines without a match are never looked at one by one.
+func (m *lineMatcher) matchLines(data []byte, limit int, keep func(n int) bool) []int {
+	var matched []int
+	n := 0 // number of the line starting at off
+	for off := 0; off < len(data) && len(matched) < limit; {
+		pos := m.next(data, off)
+		if pos < 0 {
+			break
+		}
+		ls := off + bytes.LastIndexByte(data[off:pos], '\n') + 1
+		if ls >= len(data) {
+			break // the empty piece after a final newline is not a line
+		}
+		n += bytes.Count(data[off:ls], []byte{'\n'})
+		le := len(data)
+		if i := bytes.IndexByte(data[ls:], '\n'); i >= 0 {
+			le = ls + i
+		}
+		if (keep == nil || keep(n)) && m.match(data[ls:le]) {
+			matched = append(matched, n)
+		}
+		off = le + 1
+		n++
+	}
+	return matched
+}
+
+// splitLines indexes the lines of data (not empty): their number (the empty piece after a final
+// newline is not a line) and a function returning 0-based line k without its "\n".
+func splitLines(data []byte) (numLines int, lineAt func(k int) []byte) {
+	starts := []int{0} // line start offsets
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+		starts = append(starts, i)
+	}
+	numLines = len(starts)
+	if data[len(data)-1] == '\n' {
+		numLines--
+	}
+	return numLines, func(k int) []byte {
+		end := len(data)
+		if k+1 < len(starts) {
+			end = starts[k+1] - 1
+		}
+		return data[starts[k]:end]
+	}
 }
 
 // lineMatcher matches single lines against a grep pattern. A pattern that is plain text (literal,

@@ -188,6 +188,7 @@ type fileJob struct {
 	abs, display string
 	done         chan struct{}
 	hits         []grepHit
+	found        *searchFile // search's result for the file
 	tooBig       bool
 }
 
@@ -198,6 +199,9 @@ type walkHooks struct {
 	entry func(e *walkEntry)
 	// search runs a file job; scratch is the worker's reusable buffer.
 	search func(j *fileJob, scratch *[]byte)
+	// noIgnore walks without the .gitignore rules (search's gitignore=false); ".git" and
+	// "node_modules" are still pruned.
+	noIgnore bool
 }
 
 // walkTask is one unit of work: read a directory or search a file.
@@ -226,7 +230,10 @@ func startWalk(ctx context.Context, root string, hooks walkHooks) (*orderedWalk,
 	root = filepath.Clean(root)
 	w := &orderedWalk{ctx: ctx, hooks: hooks, root: root}
 	w.cond.L = &w.mu
-	rd := &walkDir{abs: root, scope: scopeAt(root, rootFrames(root)), done: make(chan struct{})}
+	rd := &walkDir{abs: root, done: make(chan struct{})}
+	if !hooks.noIgnore {
+		rd.scope = scopeAt(root, rootFrames(root))
+	}
 	w.stack = append(w.stack, walkTask{dir: rd})
 	n := max(runtime.GOMAXPROCS(0), 2)
 	w.workers = n
@@ -287,7 +294,7 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		d.err = err
 		return
 	}
-	if d.rel != "" {
+	if d.rel != "" && !w.hooks.noIgnore {
 		repo, hasIgnore := false, false
 		for _, e := range list {
 			switch e.name {

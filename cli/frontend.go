@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	jsonmode "github.com/atomic-cli/atomic/mode/json"
@@ -43,6 +44,25 @@ type stderrRouter interface {
 	routeStderr(stderr io.Writer) (w io.Writer, release func())
 }
 
+// PrintStreamReadInterval is print mode's stream read interval (session.Options.StreamReadInterval).
+// JSON and RPC mode read every delta as it arrives: their consumers see each event.
+const PrintStreamReadInterval = 16 * time.Millisecond
+
+// streamPacer is the optional capability of a front-end that shows streamed answers at a frame
+// rate rather than delta by delta: the interval at which provider streams are read
+// (session.Options.StreamReadInterval). A front-end without it reads every delta as it arrives.
+type streamPacer interface {
+	streamReadInterval() time.Duration
+}
+
+// streamReadInterval returns f's stream read interval, 0 when it has none.
+func streamReadInterval(f frontEnd) time.Duration {
+	if p, ok := f.(streamPacer); ok {
+		return p.streamReadInterval()
+	}
+	return 0
+}
+
 // chooseFrontEnd picks the front-end for the command line: --mode json or rpc, the interactive
 // terminal when both stdin and stdout are terminals and neither -p nor --mode is given, else
 // print mode.
@@ -76,6 +96,11 @@ func (printFront) start(*Options)                                      {}
 func (printFront) mode() string                                        { return "print" }
 func (printFront) ui() ext.UI                                          { return nil }
 func (printFront) extensionErrors(f func(*ext.Error)) func(*ext.Error) { return f }
+
+// streamReadInterval: print mode writes only the final answer, so nobody sees a delta arrive;
+// reading the stream in batches halves the CPU of a long answer (bench/tui-vs-pi.sh's -p row).
+func (printFront) streamReadInterval() time.Duration { return PrintStreamReadInterval }
+
 func (printFront) run(ctx context.Context, rt *session.Runtime, prompts []printmode.Prompt, o *Options) int {
 	return printmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
 }
@@ -84,6 +109,9 @@ func (printFront) run(ctx context.Context, rt *session.Runtime, prompts []printm
 type jsonFront struct{ printFront }
 
 func (jsonFront) mode() string { return "json" }
+
+// streamReadInterval is 0: a JSON consumer sees every message_update as it arrives.
+func (jsonFront) streamReadInterval() time.Duration { return 0 }
 func (jsonFront) run(ctx context.Context, rt *session.Runtime, prompts []printmode.Prompt, o *Options) int {
 	return jsonmode.Run(ctx, rt, prompts, o.Stdout, o.Stderr)
 }

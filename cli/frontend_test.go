@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/atomic-cli/atomic/mode/tui"
 )
 
 // TestChooseFrontEnd: the command line picks one front-end, and each answers for its mode.
@@ -33,6 +36,18 @@ func TestChooseFrontEnd(t *testing.T) {
 			}
 			if got := typeName(f); got != c.want || f.mode() != c.wantMode {
 				t.Fatalf("front-end %s (mode %q); want %s (mode %q)", got, f.mode(), c.want, c.wantMode)
+			}
+			// The screen, painting 30 frames a second, and print mode, showing only the final
+			// answer, read provider streams in batches; JSON and RPC consumers see every delta.
+			wantPace := time.Duration(0)
+			switch c.wantMode {
+			case "tui":
+				wantPace = tui.StreamReadInterval
+			case "print":
+				wantPace = PrintStreamReadInterval
+			}
+			if got := streamReadInterval(f); got != wantPace {
+				t.Errorf("stream read interval %s, want %s", got, wantPace)
 			}
 		})
 	}

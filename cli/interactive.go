@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
@@ -77,6 +78,10 @@ func (f *interactiveFront) settingsTheme(o *Options, cwd string) {
 }
 
 func (*interactiveFront) mode() string { return "tui" }
+
+// streamReadInterval: the screen paints at most 30 frames a second, so streams are read in
+// batches of half a frame (tui.StreamReadInterval).
+func (*interactiveFront) streamReadInterval() time.Duration { return tui.StreamReadInterval }
 
 // ui is the screen's ctx.ui.
 func (f *interactiveFront) ui() ext.UI { return f.screen.ExtensionUI() }

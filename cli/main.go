@@ -290,6 +290,7 @@ func run(o *Options) error {
 		SystemPromptBuilder:     func(tools []tool.Tool) string { return o.systemPrompt(agentDir, cwd, tools) },
 		SystemPromptOptions:     func(tools []tool.Tool) ext.SystemPromptOptions { return o.systemPromptOptions(agentDir, cwd, tools) },
 		Retry:                   o.retryOptions(regOrNil(reg, o.Replay == ""), settings, mdl),
+		StreamReadInterval:      streamReadInterval(front),
 		Compaction:              compactionOptions(settings),
 		SteeringMode:            settings.SteeringMode,
 		FollowUpMode:            settings.FollowUpMode,

@@ -50,6 +50,13 @@ type Request struct {
 	// headers and between two stream events (settings.json streamDeadlineMs); past it the stream
 	// is cut and the message fails with a "stream stalled" error. 0 means no deadline.
 	StreamDeadline time.Duration
+
+	// ReadInterval coalesces the reads of the streamed answer (sse.Call.ReadInterval): events
+	// that arrive less than this apart are read together, at most this much later, which saves
+	// a wakeup per event when nobody looks at each one as it comes (a terminal UI painting
+	// 30 frames a second). The first event and the end of an abort are not delayed. 0 reads every
+	// event as it arrives.
+	ReadInterval time.Duration
 }
 
 // Hooks are the points of the provider HTTP path where extensions act (events.md §3.4). Each is

@@ -89,6 +89,10 @@ type Options struct {
 	ProjectUntrusted bool
 	// Retry configures automatic retry and fallback models (retry.go); the zero value is off.
 	Retry RetryOptions
+	// StreamReadInterval coalesces the reads of provider streams (llm.Request.ReadInterval): the
+	// front-end sets it when it shows deltas at a frame rate and does not need each one the moment
+	// it arrives (the interactive mode: 16 ms, half a 30 fps frame). 0 reads every delta at once.
+	StreamReadInterval time.Duration
 	// SteeringMode and FollowUpMode are the queue delivery modes ("one-at-a-time" or "all";
 	// settings.json steeringMode/followUpMode); "" keeps one-at-a-time. A bad value is reported
 	// through OnError and ignored.
@@ -286,6 +290,7 @@ func (s *Session) prepareRequest(ctx context.Context, req *llm.Request) error {
 	req.HTTPClient = s.http
 	req.SessionID = s.store.SessionID()
 	req.Hooks = s.providerHooks(req.Model)
+	req.ReadInterval = s.opts.StreamReadInterval
 	if err := s.retryPrepare(req); err != nil { // retry.go: soft-disabled credentials, retry-after
 		return err
 	}

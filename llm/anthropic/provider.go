@@ -50,6 +50,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request, emit func(llm.E
 		Hooks:   req.Hooks,
 
 		StreamDeadline: req.StreamDeadline,
+		ReadInterval:   req.ReadInterval,
 	}
 	s := &streamState{b: b, m: m}
 	return sse.Stream(ctx, call, b, m, s.run)

@@ -39,6 +39,7 @@ func stream(ctx context.Context, req *llm.Request, emit func(llm.Event), path st
 		Hooks:   req.Hooks,
 
 		StreamDeadline: req.StreamDeadline,
+		ReadInterval:   req.ReadInterval,
 	}
 	return sse.Stream(ctx, call, b, m, newStream(b, m).run)
 }

@@ -38,6 +38,12 @@ type Call struct {
 	// between two reads of the body that bring data. Past it the call is cut with an error
 	// wrapping ErrStalled. 0 means no deadline.
 	StreamDeadline time.Duration
+	// ReadInterval coalesces the reads of the event stream: after a read that brought less than a
+	// full buffer, the next one waits until this long has passed since it, so one read returns the
+	// events that came meanwhile instead of one wakeup per event. The first event, an event after a
+	// longer pause, and an abort are not delayed; any other event waits at most this long. 0 reads
+	// as soon as data arrives; values above MaxReadInterval are clamped to it.
+	ReadInterval time.Duration
 }
 
 // Response is an open event stream whose HTTP status was below 400.
@@ -179,6 +185,7 @@ func Open(ctx context.Context, c *Call) (*Response, error) {
 		return nil, fmt.Errorf("the server answered %s with %s instead of an event stream: %s",
 			statusLine(resp), ct, ErrorMessage(raw))
 	}
+	resp.Body = pace(rctx, resp.Body, c.ReadInterval)
 	return &Response{HTTP: resp, Events: NewReader(resp.Body), watch: watch}, nil
 }
 

@@ -21,6 +21,11 @@ const (
 	frameInterval = time.Second / fps
 )
 
+// StreamReadInterval is how the interactive mode has provider streams read
+// (session.Options.StreamReadInterval): half a frame, so the deltas that arrive within it are read
+// with one wakeup instead of one each, and none reaches the screen more than a frame late.
+const StreamReadInterval = frameInterval / 2
+
 // eventsMsg is a batch of session events in emission order.
 type eventsMsg []any
 

@@ -143,6 +143,19 @@ func (a *Agent) SetMessages(msgs []llm.Message) error {
 	return nil
 }
 
+// AdoptMessages is SetMessages without the copy: the agent takes msgs over, capacity included,
+// so its next appends can use msgs' spare room. The caller must not use msgs afterwards (a
+// freshly built context: a long resumed session is not held twice).
+func (a *Agent) AdoptMessages(msgs []llm.Message) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.running {
+		return ErrBusy
+	}
+	a.messages = msgs
+	return nil
+}
+
 // IsRunning reports whether a run is in progress.
 func (a *Agent) IsRunning() bool {
 	a.mu.Lock()
@@ -458,11 +471,7 @@ func (a *Agent) streamAssistant(ctx context.Context) llm.Message {
 	cfg := a.Config()
 	msgs := a.Messages()
 	if cfg.Hooks.TransformContext != nil {
-		cp := make([]llm.Message, len(msgs))
-		for i := range msgs {
-			cp[i] = msgs[i].Clone()
-		}
-		msgs = cfg.Hooks.TransformContext(ctx, cp)
+		msgs = cfg.Hooks.TransformContext(ctx, msgs)
 	}
 	req := &llm.Request{
 		Model:         cfg.Model,

@@ -314,3 +314,17 @@ func TestFollowUpQueuedAtAgentEndRunsAgain(t *testing.T) {
 		t.Fatalf("want two runs: %s", got)
 	}
 }
+
+// TestAdoptMessages checks that an adopted context becomes the agent's without a copy.
+func TestAdoptMessages(t *testing.T) {
+	a := New(Config{})
+	msgs := make([]llm.Message, 2, 4)
+	msgs[0], msgs[1] = llm.UserText("q", nil, 1), llm.UserText("r", nil, 2)
+	if err := a.AdoptMessages(msgs); err != nil {
+		t.Fatal(err)
+	}
+	got := a.Messages()
+	if len(got) != 2 || &got[0] != &msgs[0] {
+		t.Fatalf("adopted context copied or changed: %d messages", len(got))
+	}
+}

@@ -11,8 +11,9 @@ import (
 // optional. Hooks are called from the loop goroutine, except AfterToolCall, which runs on the
 // goroutine of the finished tool call (calls of one batch finish concurrently).
 type Hooks struct {
-	// TransformContext receives a deep copy of the messages about to be sent (before conversion to
-	// provider roles) and returns the list to send. Used by the `context` event (events.md §3.4).
+	// TransformContext receives the messages about to be sent (before conversion to provider
+	// roles) and returns the list to send. The messages are the agent's own: a hook that edits
+	// them works on a deep copy (llm.Message.Clone). Used by the `context` event (events.md §3.4).
 	TransformContext func(ctx context.Context, messages []llm.Message) []llm.Message
 
 	// BeforeToolCall runs after tool_execution_start and argument validation, before execution

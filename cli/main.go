@@ -191,7 +191,7 @@ func run(o *Options) error {
 	var mdl *llm.Model
 	var pendingModel string // --model naming a provider an extension registers
 	thinking := o.Thinking
-	if thinking == "" && len(st.BuildContext().Messages) == 0 {
+	if _, empty := st.ContextInfo(); thinking == "" && empty {
 		thinking = settings.DefaultThinkingLevel // a resumed session keeps its own level
 	}
 	if o.Replay != "" {
@@ -579,7 +579,8 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 		}
 		return nil, "", fmt.Errorf("unknown provider %q (see atomic --list-models)", o.Provider)
 	}
-	if ref := st.BuildContext().Model; ref != nil {
+	if info, _ := st.ContextInfo(); info.Model != nil {
+		ref := info.Model
 		if m := reg.Find(ref.Provider, ref.ModelID); m != nil && reg.HasAuth(m.Provider) {
 			return m, thinking, nil
 		}

@@ -313,7 +313,7 @@ func (s *Session) navigateTree(ctx context.Context, targetID string, o ext.Navig
 			return false, err
 		}
 	}
-	if err := s.agent.SetMessages(s.store.BuildContext().Messages); err != nil {
+	if err := s.agent.AdoptMessages(s.store.BuildContext().Messages); err != nil {
 		return false, err
 	}
 	newLeaf := s.store.LeafID()

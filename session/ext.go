@@ -41,7 +41,12 @@ func (s *Session) transformContext(ctx context.Context, msgs []llm.Message) []ll
 	if !s.runner.Has(ext.IDContext) {
 		return msgs
 	}
-	out, _, _ := emit[*ext.ContextResult](s, ctx, ext.ContextEvent{Messages: msgs})
+	// Handlers may edit the messages in place: they get a deep copy, never the agent's own.
+	cp := make([]llm.Message, len(msgs))
+	for i := range msgs {
+		cp[i] = msgs[i].Clone()
+	}
+	out, _, _ := emit[*ext.ContextResult](s, ctx, ext.ContextEvent{Messages: cp})
 	return out.Messages
 }
 

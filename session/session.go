@@ -230,7 +230,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 			Overflow:         s.overflow,
 		},
 	})
-	if err := s.agent.SetMessages(sc.Messages); err != nil {
+	if err := s.agent.AdoptMessages(sc.Messages); err != nil {
 		return nil, err
 	}
 	if sc.Model == nil || sc.Model.Provider != o.Model.Provider || sc.Model.ModelID != o.Model.ID {

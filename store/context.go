@@ -47,9 +47,32 @@ func (s *Session) BuildContext() Context {
 	return s.buildContext(s.path(s.leaf))
 }
 
-func (s *Session) buildContext(path []*Entry) Context {
-	ctx := Context{ThinkingLevel: "off"}
-	compaction, verbatim := -1, -1
+// ContextInfo is BuildContext without its messages: ThinkingLevel and Model as BuildContext
+// gives them (Messages and EntryIDs nil), and empty true when BuildContext would give no message.
+// It decodes no message but the first one the path contributes, so it is cheap on a long
+// session.
+func (s *Session) ContextInfo() (info Context, empty bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	path := s.path(s.leaf)
+	info, compaction, _ := contextHead(path)
+	if compaction >= 0 {
+		return info, false // the compaction stands for one message at least
+	}
+	var one []llm.Message
+	for _, e := range path {
+		if one = s.emit(one[:0], e); len(one) > 0 {
+			return info, false
+		}
+	}
+	return info, true
+}
+
+// contextHead reads the thinking level and model of path without decoding messages, and the
+// index of its newest compaction and newest verbatim compaction (-1: none).
+func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
+	ctx = Context{ThinkingLevel: "off"}
+	compaction, verbatim = -1, -1
 	for i, e := range path {
 		if e.opaque {
 			continue
@@ -76,13 +99,18 @@ func (s *Session) buildContext(path []*Entry) Context {
 			}
 		}
 	}
+	return ctx, compaction, verbatim
+}
+
+func (s *Session) buildContext(path []*Entry) Context {
+	ctx, compaction, verbatim := contextHead(path)
 	from := 0
 	if verbatim >= 0 {
 		ctx.Messages, ctx.EntryIDs = s.emitVerbatim(path, verbatim)
 		from = verbatim + 1
 	} else if compaction >= 0 {
 		c := path[compaction]
-		ctx.Messages = make([]llm.Message, 0, len(path)-compaction)
+		ctx.Messages = make([]llm.Message, 0, len(path)-compaction+spareMessages)
 		ctx.Messages = append(ctx.Messages, llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary,
 			TokensBefore: c.TokensBefore, Timestamp: isoMillis(c.Timestamp)})
 		ctx.EntryIDs = append(ctx.EntryIDs, c.ID)
@@ -98,7 +126,7 @@ func (s *Session) buildContext(path []*Entry) Context {
 			}
 		}
 	} else {
-		ctx.Messages = make([]llm.Message, 0, len(path))
+		ctx.Messages = make([]llm.Message, 0, len(path)+spareMessages)
 		ctx.EntryIDs = make([]string, 0, len(path))
 	}
 	for _, e := range path[from:] {
@@ -106,6 +134,10 @@ func (s *Session) buildContext(path []*Entry) Context {
 	}
 	return ctx
 }
+
+// spareMessages is the room BuildContext leaves after the messages, so the agent that adopts them
+// appends the next prompt and answer without copying a long context.
+const spareMessages = 8
 
 // emitID is emit that also records the entry id of the message it added.
 func (s *Session) emitID(out []llm.Message, ids []string, e *Entry) ([]llm.Message, []string) {
@@ -162,7 +194,7 @@ func (s *Session) emitVerbatim(path []*Entry, at int) ([]llm.Message, []string) 
 		}
 	}
 	content := append([]llm.Content{llm.Text(b.String())}, images...)
-	msgs := make([]llm.Message, 0, len(path)-at)
+	msgs := make([]llm.Message, 0, len(path)-at+spareMessages)
 	msgs = append(msgs, llm.Message{Role: llm.RoleCustom, CustomType: compact.CustomType, Content: content,
 		Display: true, Timestamp: isoMillis(c.Timestamp)})
 	return msgs, []string{c.ID}

@@ -724,3 +724,56 @@ func TestPaths(t *testing.T) {
 		t.Errorf("isoTime = %q", got)
 	}
 }
+
+// TestContextInfo checks that ContextInfo agrees with BuildContext (thinking level, model, and
+// whether any message is sent) at every step of a session, including opaque and undecodable
+// message lines, a compaction and a branch back to the root.
+func TestContextInfo(t *testing.T) {
+	s := InMemory("/p")
+	fixedClock(s)
+	check := func(step string) {
+		t.Helper()
+		full := s.BuildContext()
+		info, empty := s.ContextInfo()
+		if info.ThinkingLevel != full.ThinkingLevel || (info.Model == nil) != (full.Model == nil) ||
+			(info.Model != nil && *info.Model != *full.Model) || empty != (len(full.Messages) == 0) ||
+			info.Messages != nil || info.EntryIDs != nil {
+			t.Errorf("%s: ContextInfo %+v empty %v, BuildContext %s %+v with %d messages", step, info, empty,
+				full.ThinkingLevel, full.Model, len(full.Messages))
+		}
+	}
+	check("new session")
+	must(t)(s.AppendModelChange("prov", "m1"))
+	must(t)(s.AppendThinkingLevelChange("high"))
+	must(t)(s.AppendCustomEntry("state", map[string]int{"n": 1}))
+	check("no message yet")
+	u1 := must(t)(s.AppendMessage(llm.UserText("q1", nil, 1)))
+	check("one user message")
+	must(t)(s.AppendMessage(assistantMsg("a1", 2)))
+	check("assistant")
+	must(t)(s.AppendCompaction("everything", "", 6000, nil, true))
+	check("compaction")
+	must(t)(s.BranchWithSummary("", "", nil, false))
+	check("empty branch summary at the root")
+	must(t)(s.BranchWithSummary(u1, "tried things", nil, false))
+	check("branch summary")
+
+	// A loaded file whose first message line does not decode, then a good one.
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.jsonl")
+	lines := `{"type":"session","version":3,"id":"x","timestamp":"2026-05-01T00:00:00.000Z","cwd":"/p"}
+{"type":"message","id":"00000001","parentId":null,"timestamp":"2026-05-01T00:00:00.000Z","message":{"role":"user","content":7}}
+{"type":"thinking_level_change","id":"00000002","parentId":"00000001","timestamp":"2026-05-01T00:00:00.000Z","thinkingLevel":"low"}
+`
+	if err := os.WriteFile(path, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if s, err = OpenReadOnly(path); err != nil {
+		t.Fatal(err)
+	}
+	check("undecodable message only")
+	if info, empty := s.ContextInfo(); !empty || info.ThinkingLevel != "low" {
+		t.Errorf("undecodable message only: %+v empty %v", info, empty)
+	}
+}

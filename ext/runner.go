@@ -399,8 +399,7 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 		r.dispatchConcurrent(spec, c, payload, hs)
 		return nil, nil
 	}
-	var result any
-	var failed error
+	f := folding{r: r, spec: spec, goctx: goctx, payload: payload}
 	chained, _ := payload.(chainedPrompter)
 	setter, _ := c.(SystemPromptSetter)
 	var running *atomic.Pointer[Extension]
@@ -408,68 +407,123 @@ func (r *Runner) dispatch(goctx context.Context, spec *Spec, payload any) (any, 
 		running, _ = goctx.Value(guardKey{}).(*atomic.Pointer[Extension])
 	}
 	for _, h := range hs {
-		if running != nil {
-			running.Store(h.ext)
+		fn := h.fn
+		for fn != nil {
+			if running != nil {
+				running.Store(h.ext)
+			}
+			if chained != nil && setter != nil {
+				setter.SetSystemPrompt(chained.chainedPrompt())
+			}
+			res, err := r.call(fn, c, payload)
+			fn = nil
+			if o, ok := res.(*Outcomes); ok && err == nil {
+				// Several handlers of the extension ran in one go: each outcome counts as one
+				// handler's, then Rest runs the ones after them on the payload folded so far.
+				for _, oc := range o.Each {
+					if end, ret, failed := f.fold(h, oc.Result, oc.Err); end {
+						return ret, failed
+					}
+				}
+				fn = o.Rest
+				continue
+			}
+			if end, ret, failed := f.fold(h, res, err); end {
+				return ret, failed
+			}
 		}
-		if chained != nil && setter != nil {
-			setter.SetSystemPrompt(chained.chainedPrompt())
+	}
+	return f.combined(), nil
+}
+
+// Outcomes is what a Handler returns when it stands for several handlers of its extension that
+// ran together (a child host runs an extension's handlers of one event in one round trip): the
+// outcome of each handler that ran, in order, and Rest, which runs the handlers after them on the
+// payload as the outcomes left it (nil: none are left). The runner folds each outcome as the
+// result or error of one handler of the extension (each error is reported on its own), and calls
+// Rest unless the dispatch ended (a decisive result, a veto, a fail-closed error).
+type Outcomes struct {
+	Each []Outcome
+	Rest Handler
+}
+
+// Outcome is the result (nil: none) or the error of one handler within Outcomes.
+type Outcome struct {
+	Result any
+	Err    error
+}
+
+// folding is one dispatch's fold of its handlers' results: result is the combined result so far.
+type folding struct {
+	r       *Runner
+	spec    *Spec
+	goctx   context.Context
+	payload any
+	result  any
+}
+
+// fold applies one handler's result or error by the event's rules; end says the dispatch is over,
+// with ret and failed its outcome (a decisive result, a veto, a fail-closed error or abort).
+func (f *folding) fold(h handler, res any, err error) (end bool, ret any, failed error) {
+	r, spec, payload := f.r, f.spec, f.payload
+	if err == nil {
+		res, err = checkResult(spec, payload, res)
+	}
+	if err != nil {
+		e := &Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()}
+		r.report(e)
+		if spec.Errors == FailClosed {
+			return true, f.combined(), fmt.Errorf("%w: extension %s failed in %s: %v", ErrBlocked, h.ext.Path, spec.Name, err)
 		}
-		res, err := r.call(h, c, payload)
-		if err == nil {
-			res, err = checkResult(spec, payload, res)
-		}
-		if err != nil {
-			e := &Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()}
-			r.report(e)
-			if spec.Errors == FailClosed {
-				failed = fmt.Errorf("%w: extension %s failed in %s: %v", ErrBlocked, h.ext.Path, spec.Name, err)
-				break
-			}
-			continue
-		}
-		switch spec.Combine {
-		case Notify:
-		case Chain, ChainPatch, Accumulate:
-			if !isSet(res) {
-				break
-			}
-			if err := applyResult(payload, h.ext.Path, res); err != nil {
-				r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
-				break
-			}
-			result = res
-		case FirstWins:
-			if d, ok := res.(decisive); ok && isSet(res) && d.decisive() {
-				return res, nil
-			}
-		case LastWins:
-			if isSet(res) {
-				result = res
-			}
-		case Veto:
-			if !isSet(res) {
-				break
-			}
-			if err := applyResult(payload, h.ext.Path, res); err != nil {
-				r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
-				break
-			}
-			if v, ok := res.(vetoing); ok && v.vetoes() {
-				return res, nil
-			}
-			result = res
-		}
-		if goctx.Err() != nil && spec.Errors == FailClosed {
-			failed = fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, goctx.Err())
+		return false, nil, nil
+	}
+	switch spec.Combine {
+	case Notify:
+	case Chain, ChainPatch, Accumulate:
+		if !isSet(res) {
 			break
 		}
+		if err := applyResult(payload, h.ext.Path, res); err != nil {
+			r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+			break
+		}
+		f.result = res
+	case FirstWins:
+		if d, ok := res.(decisive); ok && isSet(res) && d.decisive() {
+			return true, res, nil
+		}
+	case LastWins:
+		if isSet(res) {
+			f.result = res
+		}
+	case Veto:
+		if !isSet(res) {
+			break
+		}
+		if err := applyResult(payload, h.ext.Path, res); err != nil {
+			r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
+			break
+		}
+		if v, ok := res.(vetoing); ok && v.vetoes() {
+			return true, res, nil
+		}
+		f.result = res
 	}
-	if k, ok := payload.(keeper); ok {
+	if f.goctx.Err() != nil && spec.Errors == FailClosed {
+		return true, f.combined(), fmt.Errorf("%w: %s aborted: %v", ErrBlocked, spec.Name, f.goctx.Err())
+	}
+	return false, nil, nil
+}
+
+// combined is the dispatch's result: the one the combine rule kept, unless the payload keeps
+// another (keeper).
+func (f *folding) combined() any {
+	if k, ok := f.payload.(keeper); ok {
 		if kept := k.kept(); kept != nil {
-			result = kept
+			return kept
 		}
 	}
-	return result, failed
+	return f.result
 }
 
 // sourcedApplier is an applier that records which extension contributed each result
@@ -526,7 +580,7 @@ func (r *Runner) dispatchConcurrent(spec *Spec, c Context, payload any, hs []han
 	done := make(chan int, len(hs))
 	for i, h := range hs {
 		go func() {
-			if _, err := r.call(h, c, payload); err != nil {
+			if _, err := r.call(h.fn, c, payload); err != nil {
 				r.report(&Error{ExtensionPath: h.ext.Path, Event: spec.Name, Err: err, Message: err.Error()})
 			}
 			done <- i
@@ -552,7 +606,7 @@ func (r *Runner) dispatchConcurrent(spec *Spec, c Context, payload any, hs []han
 }
 
 // call runs one handler, turning a panic into an error.
-func (r *Runner) call(h handler, c Context, payload any) (res any, err error) {
+func (r *Runner) call(fn Handler, c Context, payload any) (res any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			if se, ok := p.(*StaleContextError); ok {
@@ -562,7 +616,7 @@ func (r *Runner) call(h handler, c Context, payload any) (res any, err error) {
 			err = fmt.Errorf("panic: %v", p)
 		}
 	}()
-	return h.fn(c, payload)
+	return fn(c, payload)
 }
 
 func (r *Runner) report(e *Error) {

@@ -676,7 +676,7 @@ func (r *Runner) dispatchFenced(spec *Spec, payload any, live func() bool) {
 		if c == nil {
 			c = r.context(context.Background())
 		}
-		res, err := r.call(hd, c, payload)
+		res, err := r.call(hd.fn, c, payload)
 		if err == nil {
 			_, err = checkResult(spec, payload, res)
 		}

@@ -290,7 +290,7 @@ func (s *Supervisor) on(p *process, g *generation, i, h int, event string) error
 		return nil
 	}
 	g.mu.Unlock()
-	if spec.Queued && p.queues.Load() && p.batches.Load() {
+	if (spec.Queued && p.queues.Load() && p.batches.Load()) || (!spec.Queued && !spec.Concurrent && p.requests.Load()) {
 		unsub, err := s.onBatched(p, g, api, i, h, spec)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
@@ -65,7 +66,9 @@ func (s *Supervisor) onBatched(p *process, g *generation, api ext.API, i, h int,
 		g.mu.Lock()
 		b.unsub = unsub
 		g.mu.Unlock()
-		s.ensureBarriers(g, i, api)
+		if spec.Queued {
+			s.ensureBarriers(g, i, api)
+		}
 	}
 	var once sync.Once
 	return func() {
@@ -93,8 +96,10 @@ func (s *Supervisor) onBatched(p *process, g *generation, api ext.API, i, h int,
 	}, nil
 }
 
-// dispatchBatch delivers one queued event to every handler of batch b: one notification when the
-// host takes batches, else one message per handler as for a single proxy.
+// dispatchBatch delivers one event to every handler of batch b. A queued event is one
+// notification when the host takes batches; a request event is one request for the handlers
+// (callBatch) when the host takes request batches. Otherwise each handler gets its own message,
+// as for a single proxy.
 func (s *Supervisor) dispatchBatch(g *generation, b *batch, i int, spec *ext.Spec, what string, c ext.Context, payload any) (any, error) {
 	p, err := s.ensure()
 	if err != nil {
@@ -105,6 +110,9 @@ func (s *Supervisor) dispatchBatch(g *generation, b *batch, i int, spec *ext.Spe
 	g.mu.Unlock()
 	if len(hs) == 0 {
 		return nil, nil
+	}
+	if !spec.Queued {
+		return s.requestBatch(g, hs, i, spec, c, payload)
 	}
 	if p.queues.Load() && p.batches.Load() {
 		return s.enqueueBatch(p, g, i, hs, spec, c, payload)
@@ -122,6 +130,92 @@ func (s *Supervisor) dispatchBatch(g *generation, b *batch, i int, spec *ext.Spe
 		}
 	}
 	return nil, errors.Join(errs...)
+}
+
+// requestBatch runs handlers hs of extension i for one request event: a single handler as one
+// request; several in one request when the host takes request batches (callBatch), else the
+// first one as its own request, the rest after the runner folded its outcome. The runner gets
+// the outcomes as *ext.Outcomes, so each handler's result and error count as they would alone.
+func (s *Supervisor) requestBatch(g *generation, hs []int, i int, spec *ext.Spec, c ext.Context, payload any) (any, error) {
+	p, err := s.ensure()
+	if err != nil {
+		return nil, errors.New(errorText(err))
+	}
+	what := fmt.Sprintf("the %s handler of %s", spec.Name, s.paths[i])
+	if len(hs) == 1 {
+		return s.dispatch(p, g, i, hs[0], spec, what, c, payload)
+	}
+	if !p.requests.Load() {
+		res, err := s.dispatch(p, g, i, hs[0], spec, what, c, payload)
+		return &ext.Outcomes{Each: []ext.Outcome{{Result: res, Err: err}}, Rest: s.restOf(g, hs[1:], i, spec)}, nil
+	}
+	return s.callBatch(p, g, hs, i, spec, what, c, payload)
+}
+
+// restOf is the runner handler of handlers hs of extension i, the ones a batch left to run.
+func (s *Supervisor) restOf(g *generation, hs []int, i int, spec *ext.Spec) ext.Handler {
+	return func(c ext.Context, payload any) (any, error) {
+		return s.requestBatch(g, hs, i, spec, c, payload)
+	}
+}
+
+// callBatch sends one request event to handlers hs of extension i in one `event` request and
+// turns the host's EventBatchResult into outcomes. The host bounds each handler by the handler
+// timeout (a timeout is that handler's *TimeoutError); the request is bounded by the sum of
+// theirs. A failure of the whole request (the host died) is the first handler's error.
+func (s *Supervisor) callBatch(p *process, g *generation, hs []int, i int, spec *ext.Spec, what string, c ext.Context, payload any) (any, error) {
+	body, err := appendPayload(nil, payload)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
+	}
+	goctx := c.Signal()
+	signal := ext.HasRunSignal(c)
+	id := g.enter(c)
+	defer g.leave(id)
+	var limit time.Duration
+	if s.opts.HandlerTimeout > 0 {
+		limit = s.opts.HandlerTimeout*time.Duration(len(hs)) + cancelGrace
+	}
+	raw, err := p.callWithin(goctx, limit, id, protocol.MethodEvent, batchParams(i, g.n, hs, spec.Name, body, id, signal),
+		fmt.Sprintf("the %s handlers of %s", spec.Name, s.paths[i]), nil)
+	if err != nil {
+		var te *TimeoutError
+		if errors.As(err, &te) {
+			return nil, err
+		}
+		return nil, errors.New(errorText(err))
+	}
+	var res protocol.EventBatchResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("the host answered %s with %.200s: %v", spec.Name, raw, err)
+	}
+	if len(res.Each) == 0 || len(res.Each) > len(hs) {
+		return nil, fmt.Errorf("the host answered %s for %d handlers with %d outcomes", spec.Name, len(hs), len(res.Each))
+	}
+	if len(res.Mutated) > 0 {
+		if err := applyMutated(payload, res.Mutated); err != nil {
+			return nil, fmt.Errorf("%s: %v", spec.Name, err)
+		}
+	}
+	out := &ext.Outcomes{Each: make([]ext.Outcome, len(res.Each))}
+	for k, o := range res.Each {
+		switch {
+		case o.Timeout:
+			out.Each[k].Err = &TimeoutError{What: what, After: s.opts.HandlerTimeout}
+		case o.Error != "":
+			out.Each[k].Err = errors.New(o.Error)
+		case len(o.Result) > 0 && string(o.Result) != "null":
+			r, err := decodeResult(spec, o.Result)
+			if err == nil && spec.Name == "user_bash" {
+				r = bindUserBash(p, what, r)
+			}
+			out.Each[k] = ext.Outcome{Result: r, Err: err}
+		}
+	}
+	if n := len(res.Each); n < len(hs) {
+		out.Rest = s.restOf(g, hs[n:], i, spec)
+	}
+	return out, nil
 }
 
 // enqueueBatch sends one queued event to handlers hs of extension i in one notification and

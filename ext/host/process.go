@@ -60,10 +60,13 @@ type process struct {
 	// and takes message_update as a delta (capabilities.messageDeltas). See batch.go.
 	batches atomic.Bool
 	deltas  atomic.Bool
-	stream  streamState
-	queued  atomic.Int64
-	synced  atomic.Int64
-	syncMu  sync.Mutex // one barrier at a time
+	// requests says the host runs several handlers of an extension for one request event in one
+	// `event` request (capabilities.requestBatches, batch.go).
+	requests atomic.Bool
+	stream   streamState
+	queued   atomic.Int64
+	synced   atomic.Int64
+	syncMu   sync.Mutex // one barrier at a time
 }
 
 // call is one core -> host request in flight.

@@ -360,6 +360,7 @@ func (s *Supervisor) start(inc int) (*process, error) {
 	p.queues.Store(res.Capabilities["queuedEvents"] == true)
 	p.batches.Store(res.Capabilities["eventBatches"] == true)
 	p.deltas.Store(res.Capabilities["messageDeltas"] == true)
+	p.requests.Store(res.Capabilities["requestBatches"] == true)
 	go p.monitor(s.opts.WarnAfter, s.opts.DeadAfter)
 	if inc > 1 {
 		s.reload(p)
@@ -441,13 +442,15 @@ func (s *Supervisor) current(inc int) *process {
 func (s *Supervisor) post(fn func()) { s.work.post(fn) }
 
 // eventRules are the event table's columns a host applies (queued, ordered, editable, signal,
-// frozen), by
-// canonical name; rows with none are left out.
+// frozen, and whether a batched request stops at a result or an error), by canonical name; rows
+// with none are left out.
 func eventRules() map[string]protocol.EventRule {
 	out := map[string]protocol.EventRule{}
 	for _, sp := range ext.Table {
-		if sp.Queued || sp.Ordered || len(sp.Editable) > 0 || sp.Signal || len(sp.Frozen) > 0 {
-			out[sp.Name] = protocol.EventRule{Queued: sp.Queued, Ordered: sp.Ordered, Editable: sp.Editable, Signal: sp.Signal, Frozen: sp.Frozen}
+		r := protocol.EventRule{Queued: sp.Queued, Ordered: sp.Ordered, Editable: sp.Editable, Signal: sp.Signal, Frozen: sp.Frozen,
+			Results: !sp.Queued && sp.Combine != ext.Notify, FailClosed: sp.Errors == ext.FailClosed}
+		if r.Queued || r.Ordered || len(r.Editable) > 0 || r.Signal || len(r.Frozen) > 0 || r.Results || r.FailClosed {
+			out[sp.Name] = r
 		}
 	}
 	return out

@@ -190,6 +190,11 @@ type EventRule struct {
 	Signal bool `json:"signal,omitempty"`
 	// Frozen are the payload fields the host deep-freezes before handlers see them.
 	Frozen []string `json:"frozen,omitempty"`
+	// Results events have handler results the core folds (every combine rule but notify): a
+	// batched request stops after the first handler that returns one.
+	Results bool `json:"results,omitempty"`
+	// FailClosed events end the dispatch at a handler's error: a batched request stops there.
+	FailClosed bool `json:"failClosed,omitempty"`
 }
 
 // InitializeResult is the host's answer.
@@ -232,7 +237,9 @@ func (r ExtRef) Ref() ExtRef { return r }
 // context id the handler's ctx.* calls name; Signal says whether ctx.signal is set (a run is
 // active). Handlers, in a queued event notification to a host with capabilities.eventBatches,
 // lists every handler of the extension subscribed to the event, run in that order on one payload
-// (Handler is then the first of them); see docs/extension-protocol.md "Queued events".
+// (Handler is then the first of them); see docs/extension-protocol.md "Queued events". In an
+// `event` request to a host with capabilities.requestBatches it lists the handlers left to run of
+// a request event, answered with an EventBatchResult ("Request batches").
 type EventParams struct {
 	ExtRef
 	Handler  int             `json:"handler"`
@@ -241,6 +248,27 @@ type EventParams struct {
 	Payload  json.RawMessage `json:"payload"`
 	Ctx      int64           `json:"ctx"`
 	Signal   bool            `json:"signal,omitempty"`
+}
+
+// EventBatchResult answers an `event` request whose Handlers list several handlers (a host with
+// capabilities.requestBatches): the outcome of each handler that ran, in order, and the payload
+// fields the handlers edited in place (as EventResult.Mutated, after the last that ran). The host
+// stops after the first handler that returns a result of an event whose rule has Results, or that
+// fails for an event whose rule is FailClosed; the core folds the outcomes and sends the rest of
+// the handlers in a new request. See docs/extension-protocol.md "Request batches".
+type EventBatchResult struct {
+	Each    []EventOutcome             `json:"each"`
+	Mutated map[string]json.RawMessage `json:"mutated,omitempty"`
+}
+
+// EventOutcome is one handler's outcome within EventBatchResult: its result (absent: none), or
+// the message of its failure (naming the location of the throw, as an event request's error
+// does), or Timeout when it did not settle within handlerTimeoutMs (not counting the time the
+// user spent in a dialog of the dispatch's context).
+type EventOutcome struct {
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Timeout bool            `json:"timeout,omitempty"`
 }
 
 // EventErrorParams report the failure of a queued event's handler. Message names the location

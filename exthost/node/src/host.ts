@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 import * as components from "./components";
 import { hostInfo } from "./modules";
 import { apiProviders, registerApiProvider } from "./piai";
-import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall } from "./rpc";
+import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall, timeLeft, watchContext } from "./rpc";
 import { renderEntry, renderMessage, renderTool } from "./render";
 import { getEditorComponent, noteContext, setEditorComponent, themeUI } from "./uisurf";
 import * as workflow from "./workflow";
@@ -42,13 +42,17 @@ let knownEvents = new Set<string>();
  * fields handlers may edit in place (reported back as `mutated`), and which events wait for the
  * queued events sent before them. The table is the one source; nothing here names an event.
  */
-type EventRule = { queued?: boolean; ordered?: boolean; editable?: string[]; signal?: boolean; frozen?: string[] };
+type EventRule = { queued?: boolean; ordered?: boolean; editable?: string[]; signal?: boolean; frozen?: string[]; results?: boolean; failClosed?: boolean };
 let MUTABLE: Record<string, string[]> = {};
 let ORDERED = new Set<string>();
 /** Events whose payload carries the handler's AbortSignal as `signal`. */
 let SIGNALED = new Set<string>();
 /** Payload fields handed to handlers deep-frozen, by event. */
 let FROZEN: Record<string, string[]> = {};
+/** Events whose handler results the core folds: a batched request stops after the first result. */
+let RESULTS = new Set<string>();
+/** Fail-closed events: a batched request stops at the first handler that fails. */
+let FAIL_CLOSED = new Set<string>();
 
 function deepFreeze(v: unknown): void {
 	if (!v || typeof v !== "object" || Object.isFrozen(v)) return;
@@ -855,7 +859,10 @@ function controller(id: number | string): AbortController {
 	return ac;
 }
 
-export async function event(id: number | string, p: { ext: number; gen: number; handler: number; event: string; payload: any; ctx: number; signal?: boolean }) {
+type EventRequest = { ext: number; gen: number; handler: number; handlers?: number[]; event: string; payload: any; ctx: number; signal?: boolean };
+
+export async function event(id: number | string, p: EventRequest) {
+	if (p.handlers && p.handlers.length > 1) return eventBatch(id, p, p.handlers);
 	const inst = instanceOf(p.ext, p.gen);
 	const h = inst.handlers.get(p.handler);
 	if (!h) throw new RpcError({ code: ErrorCodes.InvalidParams, message: `${inst.path}: no handler ${p.handler}` });
@@ -895,6 +902,104 @@ export async function event(id: number | string, p: { ext: number; gen: number; 
 		throw handlerError(err, inst.path);
 	} finally {
 		if (signal) inflight.delete(id);
+	}
+}
+
+/** mutatedFields lists the editable fields whose JSON differs from before (undefined: none). */
+function mutatedFields(payload: any, fields: string[] | undefined, before: string[] | undefined): Record<string, unknown> | undefined {
+	if (!fields) return undefined;
+	let mutated: Record<string, unknown> | undefined;
+	fields.forEach((f, i) => {
+		if (JSON.stringify(payload[f]) !== before![i]) (mutated ??= {})[f] = payload[f] ?? null;
+	});
+	return mutated;
+}
+
+const TIMED_OUT = Symbol("timed out");
+
+/**
+ * settled awaits a handler's value, or resolves TIMED_OUT once it has run handlerTimeoutMs
+ * without settling, the time its context spent in ui.* dialogs not counted (the core's bound of a
+ * single handler).
+ */
+function settled(v: unknown, ctx: number): unknown {
+	if (handlerTimeoutMs <= 0 || !v || typeof (v as any).then !== "function") return v;
+	const start = Date.now();
+	let timer: ReturnType<typeof setTimeout> | undefined;
+	const expired = new Promise((resolve) => {
+		const check = () => {
+			const left = timeLeft(ctx, start, handlerTimeoutMs);
+			if (left <= 0) resolve(TIMED_OUT);
+			else timer = setTimeout(check, left);
+		};
+		timer = setTimeout(check, handlerTimeoutMs);
+	});
+	return Promise.race([v, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * eventBatch runs handlers hs of one extension for an event request in order on one payload
+ * object (capabilities.requestBatches, docs/extension-protocol.md "Request batches"): each sees
+ * the in-place edits of the ones before it. It stops after the first handler that returns a
+ * result of an event whose results the core folds (the core applies it and sends the rest), and
+ * at the first failure of a fail-closed event. Each handler has its own signal and time bound.
+ */
+async function eventBatch(id: number | string, p: EventRequest, hs: number[]) {
+	const inst = instanceOf(p.ext, p.gen);
+	const signaled = SIGNALED.has(p.event);
+	const stopAtResult = RESULTS.has(p.event);
+	const failClosed = FAIL_CLOSED.has(p.event);
+	// $/cancelRequest aborts the running handler's signal and every later one's.
+	let cancelled: unknown;
+	let current: LazySignal | undefined;
+	inflight.set(id, {
+		abort(reason?: unknown) {
+			cancelled = reason ?? new Error("cancelled by atomic");
+			current?.abort(cancelled);
+		},
+	});
+	const unwatch = watchContext(p.ctx);
+	try {
+		if (evqRunning && ORDERED.has(p.event)) await drained();
+		const payload = p.payload ?? {};
+		payload.type = p.event;
+		workflow.workflowPayload(p.event, payload);
+		for (const f of FROZEN[p.event] ?? []) deepFreeze(payload[f]);
+		const fields = MUTABLE[p.event];
+		const before = fields?.map((f) => JSON.stringify(payload[f]));
+		const each: Array<{ result?: unknown; error?: string; timeout?: true }> = [];
+		for (const hid of hs) {
+			const h = inst.handlers.get(hid);
+			if (!h) {
+				each.push({ error: `${inst.path}: no handler ${hid}` });
+				continue;
+			}
+			let signal: LazySignal | undefined;
+			if (p.signal || signaled) {
+				signal = current = new LazySignal();
+				if (cancelled !== undefined) signal.abort(cancelled);
+				if (signaled) payload.signal = signal.signal;
+			}
+			try {
+				const r = await settled(h.fn(payload, new Ctx(p.ctx, p.signal ? signal : undefined)), p.ctx);
+				if (r === TIMED_OUT) {
+					signal?.abort(new Error("cancelled by atomic"));
+					each.push({ timeout: true });
+					if (failClosed) break;
+				} else if (r !== undefined && r !== null && stopAtResult) {
+					each.push({ result: wireResult(p.event, r) });
+					break;
+				} else each.push({});
+			} catch (err) {
+				each.push({ error: handlerError(err, inst.path).message });
+				if (failClosed) break;
+			}
+		}
+		const mutated = mutatedFields(payload, fields, before);
+		return mutated ? { each, mutated } : { each };
+	} finally {
+		unwatch();
+		inflight.delete(id);
 	}
 }
 
@@ -1127,7 +1232,11 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 	ORDERED = new Set();
 	SIGNALED = new Set();
 	FROZEN = {};
+	RESULTS = new Set();
+	FAIL_CLOSED = new Set();
 	for (const [name, rule] of Object.entries(p.eventRules ?? {})) {
+		if (rule.results) RESULTS.add(name);
+		if (rule.failClosed) FAIL_CLOSED.add(name);
 		if (rule.editable?.length) MUTABLE[name] = rule.editable;
 		// An ordered event waits for the queued events sent before it (events.md §1.2).
 		if (rule.ordered) ORDERED.add(name);
@@ -1139,7 +1248,7 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 		name: "atomic-node-host",
 		version: hostInfo.version,
 		runtime: `node ${process.version}`,
-		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true, eventBatches: true, messageDeltas: true },
+		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true, eventBatches: true, messageDeltas: true, requestBatches: true },
 	};
 }
 

@@ -112,9 +112,46 @@ export function notify(method: string, params?: unknown): void {
 let nextId = 1;
 const pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
 
+/**
+ * The ui.* requests open per watched context id (a batched event request watches its context),
+ * and when the last one settled (ms): the time a handler waits for the user is not counted
+ * against extensionHandlerTimeoutMs, as the core does not count it for a single handler.
+ */
+const uiHolds = new Map<number, { open: number; released: number }>();
+
+/** watchContext starts counting the ui.* requests of context ctx; the returned function stops. */
+export function watchContext(ctx: number): () => void {
+	if (!uiHolds.has(ctx)) uiHolds.set(ctx, { open: 0, released: 0 });
+	return () => uiHolds.delete(ctx);
+}
+
+/** timeLeft is how much of limit (ms) a handler of watched context ctx that started at start has left. */
+export function timeLeft(ctx: number, start: number, limit: number): number {
+	const h = uiHolds.get(ctx);
+	if (h && h.open > 0) return limit;
+	return limit - (Date.now() - Math.max(start, h?.released ?? 0));
+}
+
+function holdUI(method: string, params: unknown): (() => void) | undefined {
+	const ctx = (params as any)?.ctx;
+	const h = typeof ctx === "number" && method.startsWith("ui.") ? uiHolds.get(ctx) : undefined;
+	if (!h) return undefined;
+	h.open++;
+	return () => {
+		h.open--;
+		h.released = Date.now();
+	};
+}
+
 /** request sends an asynchronous request on the main channel and resolves with its result. */
 export function request<T = any>(method: string, params?: unknown): Promise<T> {
 	const id = nextId++;
+	const release = holdUI(method, params);
+	if (release) return requestID<T>(id, method, params).finally(release);
+	return requestID<T>(id, method, params);
+}
+
+function requestID<T>(id: number, method: string, params?: unknown): Promise<T> {
 	return new Promise<T>((resolve, reject) => {
 		pending.set(id, { resolve, reject });
 		try {
@@ -137,6 +174,7 @@ export function requestCancellable<T = any>(method: string, params: unknown, opt
 	const id = nextId++;
 	if (opts.onUpdate) updateHandlers.set(id, opts.onUpdate);
 	const onAbort = () => notify("$/cancelRequest", { id });
+	const release = holdUI(method, params);
 	return new Promise<T>((resolve, reject) => {
 		pending.set(id, { resolve, reject });
 		try {
@@ -149,6 +187,7 @@ export function requestCancellable<T = any>(method: string, params: unknown, opt
 		if (opts.signal?.aborted) onAbort();
 		else opts.signal?.addEventListener("abort", onAbort, { once: true });
 	}).finally(() => {
+		release?.();
 		updateHandlers.delete(id);
 		opts.signal?.removeEventListener("abort", onAbort);
 	});

@@ -134,7 +134,13 @@ func Open(ctx context.Context, c *Call) (*Response, error) {
 	if watch != nil {
 		rctx = watch.ctx
 	}
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, c.URL, bytes.NewReader(body))
+	var conn *connWatch // the connection, for the paced body's low-water mark (lowwater.go)
+	reqCtx := rctx
+	if c.ReadInterval > 0 {
+		conn = &connWatch{}
+		reqCtx = conn.trace(rctx)
+	}
+	req, err := http.NewRequestWithContext(reqCtx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
 		if watch != nil {
 			watch.stop()
@@ -185,7 +191,9 @@ func Open(ctx context.Context, c *Call) (*Response, error) {
 		return nil, fmt.Errorf("the server answered %s with %s instead of an event stream: %s",
 			statusLine(resp), ct, ErrorMessage(raw))
 	}
-	resp.Body = pace(rctx, resp.Body, c.ReadInterval)
+	if conn != nil {
+		resp.Body = pace(rctx, resp.Body, c.ReadInterval, conn.lowWater())
+	}
 	return &Response{HTTP: resp, Events: NewReader(resp.Body), watch: watch}, nil
 }
 

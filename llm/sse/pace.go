@@ -22,28 +22,51 @@ const MaxReadInterval = 100 * time.Millisecond
 // go to the body at once, so the first event and an event after a pause are not delayed; any
 // other event is held back at most interval. A wait ends at once when ctx ends; the read then
 // returns context.Cause(ctx). A pacedBody belongs to one reading goroutine.
+//
+// Waiting alone does not stop the wakeups: the runtime's network poller is still woken by every
+// packet that reaches the socket, even when no goroutine reads it. So while it waits, pacedBody
+// also raises the socket's receive low-water mark (quiet, see lowWater), which keeps the kernel
+// from signalling readiness for small amounts of data, and lowers it again before it reads. The
+// mark is raised only for the wait itself, so a connection shared with other streams (HTTP/2) is
+// held back at most interval, never longer.
 type pacedBody struct {
 	io.ReadCloser
 	ctx      context.Context
 	interval time.Duration
 	last     time.Time // when the previous short read brought data; zero: read at once
 	timer    *time.Timer
+	quiet    lowWater // nil when the connection is unknown or the platform has no low-water mark
 }
 
-// pace returns body paced by interval (clamped to MaxReadInterval) under ctx, or body itself when
-// interval <= 0.
-func pace(ctx context.Context, body io.ReadCloser, interval time.Duration) io.ReadCloser {
+// lowWater raises (hold) and restores (release) the receive low-water mark of the connection a
+// paced body is read from. Errors are ignored: without the mark the pacing still works, with one
+// wakeup per packet.
+type lowWater interface {
+	hold()
+	release()
+}
+
+// pace returns body paced by interval (clamped to MaxReadInterval) under ctx, quieting quiet
+// (may be nil) while it waits, or body itself when interval <= 0.
+func pace(ctx context.Context, body io.ReadCloser, interval time.Duration, quiet lowWater) io.ReadCloser {
 	if interval <= 0 {
 		return body
 	}
-	return &pacedBody{ReadCloser: body, ctx: ctx, interval: min(interval, MaxReadInterval)}
+	return &pacedBody{ReadCloser: body, ctx: ctx, interval: min(interval, MaxReadInterval), quiet: quiet}
 }
 
 // Read waits out the rest of the interval after a short read, then reads the body once.
 func (b *pacedBody) Read(p []byte) (int, error) {
 	if !b.last.IsZero() && len(p) > 0 {
 		if d := b.interval - time.Since(b.last); d > 0 {
-			if err := b.wait(d); err != nil {
+			if b.quiet != nil {
+				b.quiet.hold()
+			}
+			err := b.wait(d)
+			if b.quiet != nil {
+				b.quiet.release()
+			}
+			if err != nil {
 				return 0, err
 			}
 		}

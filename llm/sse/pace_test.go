@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -88,7 +89,7 @@ func TestPacedBodyCoalescesInOrder(t *testing.T) {
 			}
 			sock.closeWrite()
 		}()
-		body := pace(context.Background(), sock, interval)
+		body := pace(context.Background(), sock, interval, nil)
 		var got []byte
 		buf := make([]byte, 32<<10)
 		var lastSeen []time.Time // the time each read returned, per piece complete by then
@@ -126,7 +127,7 @@ func TestPacedBodyCoalescesInOrder(t *testing.T) {
 func TestPacedBodyNoDelayAfterPause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sock := newSocket()
-		body := pace(context.Background(), sock, 16*time.Millisecond)
+		body := pace(context.Background(), sock, 16*time.Millisecond, nil)
 		sock.write("a")
 		buf := make([]byte, 64)
 		if n, err := body.Read(buf); n != 1 || err != nil {
@@ -149,7 +150,7 @@ func TestPacedBodyCancelStopsWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		sock := newSocket()
-		body := pace(ctx, sock, MaxReadInterval)
+		body := pace(ctx, sock, MaxReadInterval, nil)
 		sock.write("a")
 		buf := make([]byte, 64)
 		if _, err := body.Read(buf); err != nil {
@@ -194,7 +195,7 @@ func TestPacedBodyCancelStopsWait(t *testing.T) {
 func TestPacedBodyFullReadDoesNotWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sock := newSocket()
-		body := pace(context.Background(), sock, 16*time.Millisecond)
+		body := pace(context.Background(), sock, 16*time.Millisecond, nil)
 		sock.write("abcdef")
 		buf := make([]byte, 3)
 		start := time.Now()
@@ -212,10 +213,10 @@ func TestPacedBodyFullReadDoesNotWait(t *testing.T) {
 
 func TestPaceOffAndClamp(t *testing.T) {
 	sock := newSocket()
-	if got := pace(context.Background(), sock, 0); got != io.ReadCloser(sock) {
+	if got := pace(context.Background(), sock, 0, nil); got != io.ReadCloser(sock) {
 		t.Errorf("pace with interval 0 = %T, want the body itself", got)
 	}
-	if got := pace(context.Background(), sock, time.Hour).(*pacedBody); got.interval != MaxReadInterval {
+	if got := pace(context.Background(), sock, time.Hour, nil).(*pacedBody); got.interval != MaxReadInterval {
 		t.Errorf("interval of 1h clamped to %s, want %s", got.interval, MaxReadInterval)
 	}
 }
@@ -249,6 +250,59 @@ func TestOpenReadIntervalSameEvents(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("events = %q, want %q", got, want)
+		}
+	})
+}
+
+// recordingLowWater logs hold and release into the same log as the socket's reads.
+type recordingLowWater struct{ log *[]string }
+
+func (r recordingLowWater) hold()    { *r.log = append(*r.log, "hold") }
+func (r recordingLowWater) release() { *r.log = append(*r.log, "release") }
+
+// loggingSocket logs each read that returned data.
+type loggingSocket struct {
+	*socket
+	log *[]string
+}
+
+func (s loggingSocket) Read(p []byte) (int, error) {
+	n, err := s.socket.Read(p)
+	if n > 0 {
+		*s.log = append(*s.log, "read "+string(p[:n]))
+	}
+	return n, err
+}
+
+// The low-water mark is raised only around a wait, and lowered again before the read and when a
+// cancel ends the wait.
+func TestPacedBodyLowWaterAroundWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var log []string
+		ctx, cancel := context.WithCancel(context.Background())
+		sock := newSocket()
+		body := pace(ctx, loggingSocket{sock, &log}, 16*time.Millisecond, recordingLowWater{&log})
+		buf := make([]byte, 64)
+		sock.write("a")
+		body.Read(buf) // the first read: no wait
+		sock.write("b")
+		body.Read(buf) // waits: hold, release, read
+		time.Sleep(time.Second)
+		sock.write("c")
+		body.Read(buf) // after a pause: no wait
+		done := make(chan error, 1)
+		go func() {
+			_, err := body.Read(buf)
+			done <- err
+		}()
+		synctest.Wait()
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("Read after cancel: %v", err)
+		}
+		want := "read a,hold,release,read b,read c,hold,release"
+		if got := strings.Join(log, ","); got != want {
+			t.Errorf("sequence %q, want %q", got, want)
 		}
 	})
 }

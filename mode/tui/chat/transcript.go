@@ -12,11 +12,16 @@
 // mode/tui/theme, glamour and chroma. A Transcript is owned by the Bubble Tea goroutine.
 package chat
 
-import "github.com/atomic-cli/atomic/mode/tui/component"
+import (
+	"slices"
+
+	"github.com/atomic-cli/atomic/mode/tui/component"
+)
 
 type item struct {
 	b     Block
-	lines []string
+	raw   []string // the block's last Render, as returned
+	lines []string // raw fitted to width (lines wider than it truncated)
 	width int
 	gen   uint64
 	dirty bool
@@ -108,13 +113,28 @@ func (t *Transcript) Invalidate() { t.gen++ }
 
 func (t *Transcript) lines(it *item, width int) []string {
 	if it.dirty || it.width != width || it.gen != t.gen {
-		it.lines = it.b.Render(&t.Env, width)
-		for i, l := range it.lines {
-			// A line of at most width bytes cannot be wider than width cells.
-			if len(l) > width && component.Width(l) > width {
-				it.lines[i] = component.Truncate(l, width, "")
+		raw := it.b.Render(&t.Env, width)
+		// A streaming block changes only its last lines: a line equal to the one at the same
+		// index last time (usually the same string, compared by pointer) keeps its fitted
+		// version, so a frame measures the changed lines, not the whole message.
+		same := it.width == width && it.gen == t.gen
+		out := raw
+		for i, l := range raw {
+			fit := l
+			if same && i < len(it.raw) && l == it.raw[i] {
+				fit = it.lines[i]
+			} else if len(l) > width && component.Width(l) > width {
+				// A line of at most width bytes cannot be wider than width cells.
+				fit = component.Truncate(l, width, "")
+			}
+			if fit != l {
+				if &out[0] == &raw[0] {
+					out = slices.Clone(raw) // raw may be the block's own cache: never written
+				}
+				out[i] = fit
 			}
 		}
+		it.raw, it.lines = raw, out
 		it.width, it.gen, it.dirty = width, t.gen, false
 	}
 	return it.lines

@@ -107,6 +107,40 @@ func (c *countingBlock) Render(env *Env, width int) []string {
 	return []string{c.text}
 }
 
+// linesBlock renders its lines as they are (the same slice each time).
+type linesBlock struct{ lines []string }
+
+func (b *linesBlock) Render(env *Env, width int) []string { return b.lines }
+
+// TestTouchedBlockFitsLines: a touched block's lines are fitted to the width again where they
+// changed, unchanged ones keep their fitted version, and the block's own slice is never written.
+func TestTouchedBlockFitsLines(t *testing.T) {
+	tr := newTestTranscript()
+	wide := "\x1b[1m" + strings.Repeat("w", 30) + "\x1b[0m"
+	b := &linesBlock{lines: []string{wide, "short"}}
+	tr.Append(b)
+	check := func(want ...string) {
+		t.Helper()
+		got := tr.View(10, len(want))
+		for i := range want {
+			if ansi.Strip(got[i]) != want[i] {
+				t.Errorf("row %d = %q, want %q", i, ansi.Strip(got[i]), want[i])
+			}
+		}
+	}
+	check("wwwwwwwwww", "short")
+	b.lines = []string{wide, "short", "third " + strings.Repeat("x", 20)}
+	tr.Touch(b)
+	check("wwwwwwwwww", "short", "third xxxx")
+	if b.lines[0] != wide {
+		t.Error("the block's own lines were truncated in place")
+	}
+	if got := ansi.Strip(tr.View(20, 3)[0]); got != strings.Repeat("w", 20) { // another width: fitted again
+		t.Errorf("at width 20 the first row is %q", got)
+	}
+	check("wwwwwwwwww", "short", "third xxxx")
+}
+
 // TestStreamingMarkdownCachesPrefix checks that a streaming answer re-renders only its tail: the
 // stable prefix is rendered once.
 func TestStreamingMarkdownCachesPrefix(t *testing.T) {

@@ -59,14 +59,46 @@ type Canceller interface {
 }
 
 // Width is the visible width of s in cells (SGR and OSC sequences count zero).
-func Width(s string) int { return ansi.StringWidth(s) }
+func Width(s string) int {
+	if w, ok := asciiWidth(s); ok {
+		return w
+	}
+	return ansi.StringWidth(s)
+}
+
+// asciiWidth is the width of s when it is printable ASCII and complete CSI sequences (the styled
+// lines of the transcript, mostly), counted without the grapheme segmentation ansi.StringWidth
+// does; ok is false for anything else (another byte, another escape, a cut sequence), which
+// Width leaves to ansi.StringWidth. Both agree wherever ok is true.
+func asciiWidth(s string) (w int, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			w++
+			continue
+		}
+		if c != 0x1b || i+1 >= len(s) || s[i+1] != '[' {
+			return 0, false
+		}
+		// CSI: parameter and intermediate bytes (0x20-0x3f), then one final byte (0x40-0x7e).
+		j := i + 2
+		for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f {
+			j++
+		}
+		if j >= len(s) || s[j] < 0x40 || s[j] > 0x7e {
+			return 0, false
+		}
+		i = j
+	}
+	return w, true
+}
 
 // Truncate cuts s to at most w cells, appending tail (counted in w) when it cuts.
 func Truncate(s string, w int, tail string) string {
 	if w <= 0 {
 		return ""
 	}
-	if ansi.StringWidth(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, tail)
@@ -74,7 +106,7 @@ func Truncate(s string, w int, tail string) string {
 
 // Pad right-pads s with spaces to w cells (no-op when s is wider).
 func Pad(s string, w int) string {
-	if n := w - ansi.StringWidth(s); n > 0 {
+	if n := w - Width(s); n > 0 {
 		return s + strings.Repeat(" ", n)
 	}
 	return s

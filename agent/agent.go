@@ -673,7 +673,11 @@ func (a *Agent) execute(ctx context.Context, cfg Config, r *toolRun) {
 	update := func(p tool.Result) {
 		a.emit(&ext.ToolExecutionUpdate{ToolCallID: r.call.ID, ToolName: r.call.Name, Args: r.call.Args, PartialResult: ext.NewToolOutput(&p)})
 	}
-	res, err := safeExecute(ctx, r.tool, r.call, update)
+	execCtx := ctx
+	if cfg.Hooks.ToolContext != nil {
+		execCtx = cfg.Hooks.ToolContext(ctx)
+	}
+	res, err := safeExecute(execCtx, r.tool, r.call, update)
 	if err != nil {
 		res = tool.Result{Content: []llm.Content{llm.Text(err.Error())}, Details: map[string]any{}}
 		r.isErr = true

@@ -21,6 +21,10 @@ type Hooks struct {
 	// An error blocks the call too (fail-closed), with the error as the reason.
 	BeforeToolCall func(ctx context.Context, call *tool.Call) (*Block, error)
 
+	// ToolContext, when set, returns the context a tool call executes with (derived from ctx):
+	// the session adds what built-in tools may know of it (tool.WithEnv).
+	ToolContext func(ctx context.Context) context.Context
+
 	// AfterToolCall may replace the result of an executed call (`tool_result`, events.md §3.6).
 	AfterToolCall func(ctx context.Context, call tool.Call, result tool.Result) tool.Result
 

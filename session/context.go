@@ -7,6 +7,7 @@ import (
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
 	"github.com/atomic-cli/atomic/model"
+	"github.com/atomic-cli/atomic/tool"
 )
 
 // extContext is the ExtensionContext of one dispatch or tool call. Every method checks that the
@@ -231,4 +232,23 @@ func (c *commandContext) Reload(ctx context.Context) error {
 		return err
 	}
 	return rt.Reload(ctx)
+}
+
+// toolContext gives tool calls the session's tool.Env: its id and file (todo's claims) and its
+// dialogs (ask_user_question), none in print and JSON mode.
+func (s *Session) toolContext(ctx context.Context) context.Context {
+	return tool.WithEnv(ctx, toolEnv{s})
+}
+
+// toolEnv is the tool.Env of a session.
+type toolEnv struct{ s *Session }
+
+func (e toolEnv) SessionID() string   { return e.s.store.SessionID() }
+func (e toolEnv) SessionFile() string { return e.s.store.SessionFile() }
+func (e toolEnv) Dialogs() tool.Dialogs {
+	c := &extContext{s: e.s}
+	if !c.HasUI() {
+		return nil
+	}
+	return c.UI()
 }

@@ -224,6 +224,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 			PrepareRequest:   s.prepareRequest,
 			TransformContext: s.transformContext,
 			BeforeToolCall:   s.beforeToolCall,
+			ToolContext:      s.toolContext,
 			AfterToolCall:    s.afterTool, // images.go: tool_result, then image fitting
 			MessageEnd:       s.messageEnd,
 			BeforeRequest:    s.beforeRequest,

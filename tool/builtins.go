@@ -4,9 +4,9 @@ package tool
 var DefaultNames = []string{"read", "bash", "edit", "write"}
 
 // AllNames are every built-in tool, in prompt order: DefaultNames, then grep, find and ls (pi's,
-// available but off by default, tools.md §14) and search (Atomic's, also off by default here,
-// since atomic's default set is pi's).
-var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls", "search"}
+// available but off by default, tools.md §14) and search and todo (Atomic's, also off by default
+// here, since atomic's default set is pi's).
+var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls", "search", "todo"}
 
 // Options configure the built-in tools made by Builtins. Each tool's own options apply; a nil
 // Queue in Edit or Write is replaced by Options.Queue.
@@ -20,6 +20,7 @@ type Options struct {
 	Grep  GrepOptions
 	// Search configures search; its Operations default to Grep's.
 	Search SearchOptions
+	Todo   TodoOptions
 	// Queue is the mutation queue shared by edit and write; nil means DefaultMutationQueue.
 	Queue *MutationQueue
 }
@@ -49,6 +50,7 @@ func Builtins(cwd string, opts Options) map[string]Tool {
 		"find":   NewFind(cwd, opts.Find),
 		"ls":     NewLs(cwd, opts.Ls),
 		"search": NewSearch(cwd, opts.Search),
+		"todo":   NewTodo(cwd, opts.Todo),
 	}
 }
 

@@ -5,8 +5,8 @@ var DefaultNames = []string{"read", "bash", "edit", "write"}
 
 // AllNames are every built-in tool, in prompt order: DefaultNames, then grep, find and ls (pi's,
 // available but off by default, tools.md §14) and search and todo (Atomic's, also off by default
-// here, since atomic's default set is pi's).
-var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls", "search", "todo"}
+// here, since atomic's default set is pi's) and ask_user_question (which needs a UI).
+var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls", "search", "todo", "ask_user_question"}
 
 // Options configure the built-in tools made by Builtins. Each tool's own options apply; a nil
 // Queue in Edit or Write is replaced by Options.Queue.
@@ -42,15 +42,16 @@ func Builtins(cwd string, opts Options) map[string]Tool {
 		opts.Search.Operations = opts.Grep.Operations
 	}
 	return map[string]Tool{
-		"read":   NewRead(cwd, opts.Read),
-		"bash":   NewBash(cwd, opts.Bash),
-		"edit":   NewEdit(cwd, opts.Edit),
-		"write":  NewWrite(cwd, opts.Write),
-		"grep":   NewGrep(cwd, opts.Grep),
-		"find":   NewFind(cwd, opts.Find),
-		"ls":     NewLs(cwd, opts.Ls),
-		"search": NewSearch(cwd, opts.Search),
-		"todo":   NewTodo(cwd, opts.Todo),
+		"read":              NewRead(cwd, opts.Read),
+		"bash":              NewBash(cwd, opts.Bash),
+		"edit":              NewEdit(cwd, opts.Edit),
+		"write":             NewWrite(cwd, opts.Write),
+		"grep":              NewGrep(cwd, opts.Grep),
+		"find":              NewFind(cwd, opts.Find),
+		"ls":                NewLs(cwd, opts.Ls),
+		"search":            NewSearch(cwd, opts.Search),
+		"todo":              NewTodo(cwd, opts.Todo),
+		"ask_user_question": NewAskUserQuestion(),
 	}
 }
 

@@ -596,7 +596,8 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 // extensions may activate with setActiveTools).
 func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active, all []tool.Tool) {
 	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}, Read: tool.ReadOptions{ImageResizer: resizer}})
-	all = tool.Select(set, tool.AllNames)
+	allNames := tool.Names(set)
+	all = tool.Select(set, allNames)
 	if o.NoTools || o.NoBuiltinTools {
 		return nil, all
 	}
@@ -609,7 +610,7 @@ func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active
 				continue
 			}
 			if _, ok := set[n]; !ok {
-				fmt.Fprintf(o.Stderr, "Warning: unknown tool %q (built-in tools: %s)\n", n, strings.Join(tool.AllNames, ", "))
+				fmt.Fprintf(o.Stderr, "Warning: unknown tool %q (built-in tools: %s)\n", n, strings.Join(allNames, ", "))
 				continue
 			}
 			names = append(names, n)

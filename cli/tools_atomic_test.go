@@ -115,3 +115,27 @@ func writeText(t *testing.T, p, content string) {
 		t.Fatal(err)
 	}
 }
+
+// Where a PowerShell executable is on PATH the powershell tool exists and runs the command with
+// PowerShell's arguments (the stand-in executable prints its argument vector).
+func TestAtomicPowerShellTool(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("needs /bin/sh for the stand-in executable")
+	}
+	p := newTSProbe(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("powershell", map[string]any{"command": "Get-Date"})}},
+		{Text: "ran"},
+	})
+	bin := t.TempDir()
+	writeText(t, filepath.Join(bin, "pwsh"), "#!/bin/sh\nfor a in \"$@\"; do printf '<%s>' \"$a\"; done\n")
+	if err := os.Chmod(filepath.Join(bin, "pwsh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.env = append(p.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, _ := p.print("--no-session", "--tools", "read,powershell", "-p", "date")
+	if out != "ran\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(0, `"name":"powershell"`)
+	p.requestHas(1, `<-NoProfile><-NonInteractive><-ExecutionPolicy><Bypass><-Command>`, `Get-Date>`)
+}

@@ -8,6 +8,21 @@ var DefaultNames = []string{"read", "bash", "edit", "write"}
 // here, since atomic's default set is pi's) and ask_user_question (which needs a UI).
 var AllNames = []string{"read", "bash", "edit", "write", "grep", "find", "ls", "search", "todo", "ask_user_question"}
 
+// Names returns the names of the tools of set (from Builtins) in prompt order: AllNames, with
+// powershell after bash where PowerShell is installed.
+func Names(set map[string]Tool) []string {
+	var out []string
+	for _, n := range AllNames {
+		if _, ok := set[n]; ok {
+			out = append(out, n)
+		}
+		if _, ok := set["powershell"]; ok && n == "bash" {
+			out = append(out, "powershell")
+		}
+	}
+	return out
+}
+
 // Options configure the built-in tools made by Builtins. Each tool's own options apply; a nil
 // Queue in Edit or Write is replaced by Options.Queue.
 type Options struct {
@@ -21,12 +36,16 @@ type Options struct {
 	// Search configures search; its Operations default to Grep's.
 	Search SearchOptions
 	Todo   TodoOptions
+	// PowerShell is the PowerShell executable of the powershell tool; empty means FindPowerShell's,
+	// and no tool when there is none. Bash's options apply to it too.
+	PowerShell string
 	// Queue is the mutation queue shared by edit and write; nil means DefaultMutationQueue.
 	Queue *MutationQueue
 }
 
 // Builtins returns every built-in tool for the session working directory cwd, keyed by name (the
-// keys of AllNames). Pick DefaultNames or a --tools list from it.
+// keys of AllNames, and powershell where PowerShell is installed, see Names). Pick DefaultNames
+// or a --tools list from it.
 func Builtins(cwd string, opts Options) map[string]Tool {
 	q := opts.Queue
 	if q == nil {
@@ -41,7 +60,7 @@ func Builtins(cwd string, opts Options) map[string]Tool {
 	if opts.Search.Operations == nil {
 		opts.Search.Operations = opts.Grep.Operations
 	}
-	return map[string]Tool{
+	set := map[string]Tool{
 		"read":              NewRead(cwd, opts.Read),
 		"bash":              NewBash(cwd, opts.Bash),
 		"edit":              NewEdit(cwd, opts.Edit),
@@ -53,6 +72,14 @@ func Builtins(cwd string, opts Options) map[string]Tool {
 		"todo":              NewTodo(cwd, opts.Todo),
 		"ask_user_question": NewAskUserQuestion(),
 	}
+	exe := opts.PowerShell
+	if exe == "" {
+		exe, _ = FindPowerShell()
+	}
+	if exe != "" {
+		set["powershell"] = NewPowerShell(cwd, exe, opts.Bash)
+	}
+	return set
 }
 
 // Select returns the tools of set named by names, in the order of names; unknown names are

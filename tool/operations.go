@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -169,6 +170,9 @@ type LocalShell struct {
 	// ShellPath is the shell to use (setting shellPath); it must exist. Empty: /bin/bash, else
 	// bash on PATH, else sh (tools.md §5.1).
 	ShellPath string
+	// Args are the arguments before the command; nil means ["-c"]. PowerShell's are
+	// PowerShellArgs.
+	Args []string
 }
 
 // drainGrace bounds how long Exec keeps reading after the shell has exited: background processes
@@ -193,7 +197,11 @@ func (s LocalShell) Exec(ctx context.Context, command, cwd string, opts ExecOpti
 		return NoExitCode, fmt.Errorf("bash: output pipe: %w", err)
 	}
 	defer r.Close()
-	cmd := exec.Command(shell, "-c", command)
+	args := s.Args
+	if args == nil {
+		args = []string{"-c"}
+	}
+	cmd := exec.Command(shell, append(slices.Clip(args), command)...)
 	cmd.Dir = cwd
 	cmd.Env = opts.Env
 	cmd.Stdout, cmd.Stderr = w, w

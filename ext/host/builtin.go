@@ -17,9 +17,10 @@ import (
 
 // builtinTool returns the built-in tool name for cwd.
 func builtinTool(name, cwd string) (tool.Tool, error) {
-	t, ok := tool.Builtins(cwd, tool.Options{})[name]
+	set := tool.Builtins(cwd, tool.Options{})
+	t, ok := set[name]
 	if !ok {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "atomic has no built-in tool %q (it has %s)", name, strings.Join(tool.AllNames, ", "))
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "atomic has no built-in tool %q (it has %s)", name, strings.Join(tool.Names(set), ", "))
 	}
 	return t, nil
 }

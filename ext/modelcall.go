@@ -92,6 +92,34 @@ func FailedMessage(req *llm.Request, err error, emit func(llm.Event)) llm.Messag
 	return m
 }
 
+// ModelCallOptions are the per-call settings of an extension's model call (pi-ai's
+// StreamOptions maxRetries, maxRetryDelayMs and timeoutMs) that a ModelStreamer applies on top
+// of the session's retry settings. nil pointers and a zero Timeout keep the session's behaviour.
+type ModelCallOptions struct {
+	// MaxRetries is the number of retries of a transient failure (0: none), whether or not
+	// automatic retry is enabled in the settings.
+	MaxRetries *int
+	// MaxRetryDelay is the longest server-requested wait (retry-after) that is honoured; a longer
+	// one fails the call at once. 0 means no cap.
+	MaxRetryDelay *time.Duration
+	// Timeout bounds each attempt's wait for the response headers; past it the attempt fails
+	// with a "timed out" error, which is retried like a stalled stream.
+	Timeout time.Duration
+}
+
+type callOptionsKey struct{}
+
+// WithModelCallOptions returns ctx carrying o for the StreamModel call made with it.
+func WithModelCallOptions(ctx context.Context, o ModelCallOptions) context.Context {
+	return context.WithValue(ctx, callOptionsKey{}, o)
+}
+
+// ModelCallOptionsOf returns the ModelCallOptions stored in ctx (the zero value when none).
+func ModelCallOptionsOf(ctx context.Context) ModelCallOptions {
+	o, _ := ctx.Value(callOptionsKey{}).(ModelCallOptions)
+	return o
+}
+
 type dispatchKey struct{}
 
 // WithDispatchContext returns ctx carrying c, the extension context of a call that does not come

@@ -38,6 +38,14 @@ type Request struct {
 	Headers       map[string]string // extra headers, applied after the provider's own and the model's
 	MaxTokens     int               // 0: the model's MaxTokens
 	SessionID     string            // for providers that key caching on it; may be empty
+	// Temperature is the sampling temperature; nil leaves it to the API. Anthropic ignores it
+	// when thinking is on (the API rejects the pair).
+	Temperature *float64
+	// CacheRetention is pi-ai's prompt-cache preference: "none" sends no cache markers (and no
+	// prompt_cache_key), "long" asks for the long retention where the model's compat
+	// supportsLongCacheRetention (default true): a 1 h TTL on Anthropic, 24 h on OpenAI
+	// Responses; "" and "short" are the default.
+	CacheRetention string
 
 	// HTTPClient sends the request; nil means http.DefaultClient. The replay provider and tests
 	// plug in their transports here.

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomic-cli/atomic/ext"
@@ -20,6 +22,12 @@ import (
 // waiting the server's retry-after or the exponential backoff.
 // The events of a failed attempt that is retried are not emitted past its start: the caller
 // sees one start and one terminal event.
+//
+// ext.ModelCallOptionsOf(ctx) adjusts this call (pi-ai's maxRetries, maxRetryDelayMs,
+// timeoutMs): MaxRetries replaces the number of retries, MaxRetryDelay the longest retry-after
+// waited for, and Timeout bounds each attempt's wait for the response headers, counted from
+// the send (an attempt past it fails with "Request timed out after …", which is retried). The
+// hooks req carries (req.Hooks) run as well as the session's own.
 func (s *Session) StreamModel(ctx context.Context, req *llm.Request, emit func(llm.Event)) llm.Message {
 	if emit == nil {
 		emit = func(llm.Event) {}
@@ -52,14 +60,51 @@ func (s *Session) StreamModel(ctx context.Context, req *llm.Request, emit func(l
 	if o.Enabled {
 		maxRetries = o.MaxRetries
 	}
+	call := ext.ModelCallOptionsOf(ctx)
+	if call.MaxRetries != nil {
+		maxRetries = max(*call.MaxRetries, 0)
+	}
+	if call.MaxRetryDelay != nil {
+		o.MaxRetryDelay = max(*call.MaxRetryDelay, 0)
+	}
 	var status int
 	var header http.Header
-	req.Hooks = &llm.Hooks{AfterResponse: func(_ context.Context, st int, h http.Header) { status, header = st, h.Clone() }}
+	stopTimer := func() bool { return false }
+	hooks := llm.Hooks{}
+	if req.Hooks != nil {
+		hooks = *req.Hooks
+	}
+	startTimer := func() {}
+	onRequest := hooks.OnRequest
+	hooks.OnRequest = func(hctx context.Context, body []byte) {
+		startTimer() // the timeout counts from the send, after onPayload
+		if onRequest != nil {
+			onRequest(hctx, body)
+		}
+	}
+	after := hooks.AfterResponse
+	hooks.AfterResponse = func(hctx context.Context, st int, h http.Header) {
+		stopTimer()
+		status, header = st, h.Clone()
+		if after != nil {
+			after(hctx, st, h)
+		}
+	}
+	req.Hooks = &hooks
 	started := false
 	for attempt := 0; ; attempt++ {
 		status, header = 0, nil
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		var timedOut atomic.Bool
+		if call.Timeout > 0 {
+			actx, cancel = context.WithCancel(ctx)
+			startTimer = func() {
+				t := time.AfterFunc(call.Timeout, func() { timedOut.Store(true); cancel() })
+				stopTimer = t.Stop
+			}
+		}
 		var held *llm.Event
-		out := p.Stream(ctx, req, func(ev llm.Event) {
+		out := p.Stream(actx, req, func(ev llm.Event) {
 			switch {
 			case ev.Type == llm.EventStart && started:
 				return // a retried attempt: the caller already saw the start
@@ -75,11 +120,22 @@ func (s *Session) StreamModel(ctx context.Context, req *llm.Request, emit func(l
 			started = started || ev.Type == llm.EventStart
 			emit(ev)
 		})
+		stopTimer()
+		cancel()
+		timeout := timedOut.Load() && ctx.Err() == nil
+		if timeout {
+			out.StopReason = llm.StopError
+			out.ErrorMessage = fmt.Sprintf("Request timed out after %v (timeoutMs)", call.Timeout)
+			if held != nil {
+				m := out
+				held.Reason, held.Message = llm.StopError, &m
+			}
+		}
 		st := status
 		if st < 400 {
 			st = statusOf(out.ErrorMessage)
 		}
-		if out.StopReason == llm.StopError && attempt < maxRetries && ctx.Err() == nil && retryable(&out, st) {
+		if out.StopReason == llm.StopError && attempt < maxRetries && ctx.Err() == nil && (timeout || retryable(&out, st)) {
 			d := s.modelCallDelay(o, attempt+1, header)
 			if o.MaxRetryDelay > 0 && d > o.MaxRetryDelay {
 				d = -1

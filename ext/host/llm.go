@@ -10,6 +10,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
@@ -60,7 +63,8 @@ func llmRequest(api ext.API, a *protocol.LLMStreamParams) (*llm.Request, error) 
 		m.API = a.API
 	}
 	req := &llm.Request{Model: m, SystemPrompt: a.Context.SystemPrompt, APIKey: a.Options.APIKey,
-		MaxTokens: a.Options.MaxTokens, Headers: a.Options.Headers, SessionID: a.Options.SessionID}
+		MaxTokens: a.Options.MaxTokens, Headers: a.Options.Headers, SessionID: a.Options.SessionID,
+		Temperature: a.Options.Temperature, CacheRetention: a.Options.CacheRetention}
 	if a.Options.Reasoning != "" {
 		if !llm.ValidThinkingLevel(a.Options.Reasoning) {
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "llm.stream: unknown reasoning level %q", a.Options.Reasoning)
@@ -96,7 +100,34 @@ func (s *Supervisor) llmStream(ctx context.Context, p *process, id json.RawMessa
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ctx = ext.WithModelCallOptions(ctx, callOptions(&a.Options))
+	// A failing onPayload or onResponse ends the call with its error, as in pi: the attempt is
+	// cancelled and its terminal event and message carry the error (hooks and emit run on this
+	// call's provider goroutine, so hookErr needs no lock).
+	var hookErr error
+	fail := func(err error) {
+		if hookErr == nil {
+			hookErr = err
+		}
+		cancel()
+	}
+	req.Hooks = s.callbackHooks(p, id, &a, fail)
+	asError := func(m *llm.Message) {
+		if hookErr != nil && m != nil {
+			m.StopReason, m.ErrorMessage = llm.StopError, hookErr.Error()
+		}
+	}
 	emit := func(ev llm.Event) {
+		if ev.Type == llm.EventError && hookErr != nil {
+			ev.Reason = llm.StopError
+			if ev.Message != nil {
+				m := *ev.Message
+				asError(&m)
+				ev.Message = &m
+			}
+		}
 		b, err := wireEvent(&ev)
 		if err != nil {
 			return
@@ -109,11 +140,74 @@ func (s *Supervisor) llmStream(ctx context.Context, p *process, id json.RawMessa
 	} else {
 		out = ext.StreamDirect(ctx, nil, req, emit)
 	}
+	asError(&out)
 	b, err := out.AppendJSON(nil)
 	if err != nil {
 		return nil, err
 	}
 	return json.RawMessage(b), nil
+}
+
+// callOptions are the ext.ModelCallOptions of an llm.stream call's options (maxRetries,
+// maxRetryDelayMs, timeoutMs).
+func callOptions(o *protocol.LLMStreamOptions) ext.ModelCallOptions {
+	var c ext.ModelCallOptions
+	c.MaxRetries = o.MaxRetries
+	if o.MaxRetryDelayMs != nil {
+		d := time.Duration(*o.MaxRetryDelayMs) * time.Millisecond
+		c.MaxRetryDelay = &d
+	}
+	if o.TimeoutMs > 0 {
+		c.Timeout = time.Duration(o.TimeoutMs) * time.Millisecond
+	}
+	return c
+}
+
+// callbackHooks are the provider hooks of an llm.stream call whose options name pi's onPayload
+// or onResponse (nil when neither): the provider payload goes to the host as an llm.payload
+// request before it is sent (the answer may replace it), the status and headers of a response
+// below 400 as an llm.response request before its body is read. Both are bounded by the
+// handler timeout; a failure is passed to fail and the payload is sent unchanged.
+func (s *Supervisor) callbackHooks(p *process, id json.RawMessage, a *protocol.LLMStreamParams, fail func(error)) *llm.Hooks {
+	if !a.Options.OnPayload && !a.Options.OnResponse {
+		return nil
+	}
+	h := &llm.Hooks{}
+	if a.Options.OnPayload {
+		h.BeforeRequest = func(ctx context.Context, payload any) any {
+			raw, err := p.callWithin(ctx, s.opts.HandlerTimeout, 0, protocol.MethodLLMPayload,
+				protocol.LLMPayloadParams{ID: id, Payload: payload, Model: a.Model}, "the onPayload of a model call", nil)
+			if err != nil {
+				fail(fmt.Errorf("onPayload: %s", errorText(err)))
+				return payload
+			}
+			var res protocol.LLMPayloadResult
+			if err := json.Unmarshal(raw, &res); err != nil {
+				fail(fmt.Errorf("onPayload: the host's answer is not {payload?}: %v", err))
+				return payload
+			}
+			if len(res.Payload) > 0 {
+				return res.Payload
+			}
+			return payload
+		}
+	}
+	if a.Options.OnResponse {
+		h.AfterResponse = func(ctx context.Context, status int, header http.Header) {
+			if status >= 400 {
+				return // pi's providers call onResponse only for the response they stream
+			}
+			headers := make(map[string]string, len(header))
+			for k, v := range header {
+				headers[strings.ToLower(k)] = strings.Join(v, ", ")
+			}
+			if _, err := p.callWithin(ctx, s.opts.HandlerTimeout, 0, protocol.MethodLLMResponse,
+				protocol.LLMResponseParams{ID: id, Status: status, Headers: headers, Model: a.Model}, "the onResponse of a model call", nil); err != nil {
+				fail(fmt.Errorf("onResponse: %s", errorText(err)))
+			}
+		}
+	}
+	return h
 }
 
 // wireEvent is the llm.event form of ev: pi's event without the cumulative partial, plus the
@@ -224,7 +318,8 @@ func (s *Supervisor) streamProvider(name, api string) llm.Provider {
 			reasoning = ""
 		}
 		params := protocol.ProviderStreamParams{API: api, Model: model, Context: pctx, Options: protocol.LLMStreamOptions{
-			APIKey: req.APIKey, MaxTokens: req.MaxTokens, Reasoning: reasoning, Headers: req.Headers, SessionID: req.SessionID}}
+			APIKey: req.APIKey, MaxTokens: req.MaxTokens, Reasoning: reasoning, Headers: req.Headers, SessionID: req.SessionID,
+			Temperature: req.Temperature, CacheRetention: req.CacheRetention}}
 		idx := map[int]int{}
 		args := map[int]bool{}
 		raw, err := p.call(ctx, protocol.MethodProviderStream, params, what, func(u json.RawMessage) {

@@ -12,6 +12,12 @@ const (
 	MethodLLMStream = "llm.stream"
 	// MethodLLMEvent (core -> host notification) is one stream event of the llm.stream request ID.
 	MethodLLMEvent = "llm.event"
+	// MethodLLMPayload (core -> host) calls the onPayload of an llm.stream call with the
+	// provider payload before it is sent; the answer may replace it.
+	MethodLLMPayload = "llm.payload"
+	// MethodLLMResponse (core -> host) calls the onResponse of an llm.stream call with the HTTP
+	// status and headers of the response whose body is streamed.
+	MethodLLMResponse = "llm.response"
 	// MethodModels (sync) reads the core's model registry: getModel, getModels, getProviders.
 	MethodModels = "models"
 	// MethodProviderStream (core -> host, cancellable) streams a model of a provider whose
@@ -78,15 +84,51 @@ type LLMTool struct {
 }
 
 // LLMStreamOptions are the members of pi-ai's StreamOptions and SimpleStreamOptions that cross
-// the process boundary (functions such as onPayload do not). APIKey overrides the registry's
-// credential; Reasoning is the thinking level (streamSimple's reasoning, or reasoningEffort).
-// Transient failures are retried with the session's retry settings.
+// the process boundary. APIKey overrides the registry's credential; Reasoning is the thinking
+// level (streamSimple's reasoning, or reasoningEffort); Temperature and CacheRetention ("none",
+// "short", "long") go to the provider's payload. Transient failures are retried with the
+// session's retry settings; MaxRetries (when set) is the number of retries of this call instead,
+// MaxRetryDelayMs (when set) the longest server-requested wait honoured (0: no cap), TimeoutMs
+// (when above 0) the bound in milliseconds on each attempt's wait for the response headers.
+// The functions stay in the host: OnPayload and OnResponse say the call has pi's onPayload and
+// onResponse, which the core then calls with llm.payload and llm.response requests.
 type LLMStreamOptions struct {
-	APIKey    string            `json:"apiKey,omitempty"`
-	MaxTokens int               `json:"maxTokens,omitempty"`
-	Reasoning string            `json:"reasoning,omitempty"`
-	Headers   map[string]string `json:"headers,omitempty"`
-	SessionID string            `json:"sessionId,omitempty"`
+	APIKey          string            `json:"apiKey,omitempty"`
+	MaxTokens       int               `json:"maxTokens,omitempty"`
+	Reasoning       string            `json:"reasoning,omitempty"`
+	Headers         map[string]string `json:"headers,omitempty"`
+	SessionID       string            `json:"sessionId,omitempty"`
+	Temperature     *float64          `json:"temperature,omitempty"`
+	CacheRetention  string            `json:"cacheRetention,omitempty"`
+	TimeoutMs       int64             `json:"timeoutMs,omitempty"`
+	MaxRetries      *int              `json:"maxRetries,omitempty"`
+	MaxRetryDelayMs *int64            `json:"maxRetryDelayMs,omitempty"`
+	OnPayload       bool              `json:"onPayload,omitempty"`
+	OnResponse      bool              `json:"onResponse,omitempty"`
+}
+
+// LLMPayloadParams (core -> host, request llm.payload) hand the provider payload of the
+// llm.stream request ID (decoded JSON) to the call's onPayload with the model of the call.
+type LLMPayloadParams struct {
+	ID      json.RawMessage `json:"id"`
+	Payload any             `json:"payload"`
+	Model   json.RawMessage `json:"model"`
+}
+
+// LLMPayloadResult is onPayload's answer: Payload absent keeps the payload, present replaces it.
+type LLMPayloadResult struct {
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// LLMResponseParams (core -> host, request llm.response, answered null) hand pi's
+// ProviderResponse of the llm.stream request ID to the call's onResponse: the HTTP status and the
+// response headers with lower-case names (several values joined by ", "), before the body is
+// read.
+type LLMResponseParams struct {
+	ID      json.RawMessage   `json:"id"`
+	Status  int               `json:"status"`
+	Headers map[string]string `json:"headers"`
+	Model   json.RawMessage   `json:"model"`
 }
 
 // LLMEventParams carry one stream event of the llm.stream request ID: pi's AssistantMessageEvent

@@ -31,6 +31,8 @@ type payload struct {
 	Stream    bool            `json:"stream"`
 	Tools     []toolParam     `json:"tools,omitempty"`
 	Thinking  *thinkingParams `json:"thinking,omitempty"`
+	// Temperature is sent only without thinking.
+	Temperature *float64 `json:"temperature,omitempty"`
 }
 
 type message struct {
@@ -40,9 +42,24 @@ type message struct {
 
 type cacheControl struct {
 	Type string `json:"type"`
+	TTL  string `json:"ttl,omitempty"`
 }
 
 var ephemeral = &cacheControl{Type: "ephemeral"}
+
+// cacheFor is the cache marker of req's cache retention: none for "none", a 1 h TTL for "long"
+// when the model's compat supportsLongCacheRetention (default true), else the 5-minute default.
+func cacheFor(req *llm.Request) *cacheControl {
+	switch req.CacheRetention {
+	case "none":
+		return nil
+	case "long":
+		if req.Model.CompatBool("supportsLongCacheRetention", true) {
+			return &cacheControl{Type: "ephemeral", TTL: "1h"}
+		}
+	}
+	return ephemeral
+}
 
 type textBlock struct {
 	Type         string        `json:"type"`
@@ -104,9 +121,9 @@ func buildPayload(req *llm.Request) *payload {
 	m := req.Model
 	p := &payload{Model: m.ID, Stream: true, Messages: convertMessages(m, req.Messages)}
 	if req.SystemPrompt != "" {
-		p.System = []*textBlock{{Type: "text", Text: req.SystemPrompt, CacheControl: ephemeral}}
+		p.System = []*textBlock{{Type: "text", Text: req.SystemPrompt, CacheControl: cacheFor(req)}}
 	}
-	markCache(p.Messages)
+	markCache(p.Messages, cacheFor(req))
 
 	p.MaxTokens = req.MaxTokens
 	if p.MaxTokens <= 0 {
@@ -119,6 +136,9 @@ func buildPayload(req *llm.Request) *payload {
 		p.MaxTokens, p.Thinking = withThinking(p.MaxTokens, m.MaxTokens, thinkingBudgets[level])
 	}
 
+	if p.Thinking == nil {
+		p.Temperature = req.Temperature
+	}
 	for _, t := range req.Tools {
 		p.Tools = append(p.Tools, toolParam{Name: t.Name, Description: t.Description, InputSchema: t.Schema()})
 	}
@@ -144,8 +164,8 @@ func withThinking(maxTokens, modelMax, budget int) (int, *thinkingParams) {
 
 // markCache puts a cache breakpoint on the last block of the last message when it is the user's,
 // so the whole conversation so far is cached for the next turn.
-func markCache(msgs []message) {
-	if len(msgs) == 0 {
+func markCache(msgs []message, cc *cacheControl) {
+	if len(msgs) == 0 || cc == nil {
 		return
 	}
 	last := msgs[len(msgs)-1]
@@ -154,11 +174,11 @@ func markCache(msgs []message) {
 	}
 	switch b := last.Content[len(last.Content)-1].(type) {
 	case *textBlock:
-		b.CacheControl = ephemeral
+		b.CacheControl = cc
 	case *imageBlock:
-		b.CacheControl = ephemeral
+		b.CacheControl = cc
 	case *toolResultBlock:
-		b.CacheControl = ephemeral
+		b.CacheControl = cc
 	}
 }
 

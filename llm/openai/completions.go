@@ -55,6 +55,7 @@ type chatPayload struct {
 	Store               *bool           `json:"store,omitempty"`
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
 	Tools               []chatTool      `json:"tools,omitempty"`
 	ReasoningEffort     string          `json:"reasoning_effort,omitempty"`
 	Reasoning           *effortParam    `json:"reasoning,omitempty"`
@@ -147,7 +148,7 @@ var chatParts = partMaker{
 // completionsPayload builds the Chat Completions request body of req.
 func completionsPayload(req *llm.Request) *chatPayload {
 	m := req.Model
-	p := &chatPayload{Model: m.ID, Stream: true, Messages: chatMessages(req)}
+	p := &chatPayload{Model: m.ID, Stream: true, Messages: chatMessages(req), Temperature: req.Temperature}
 	if m.CompatBool("supportsUsageInStreaming", true) {
 		p.StreamOptions = &streamOptions{IncludeUsage: true}
 	}

@@ -41,15 +41,19 @@ func (p *Responses) Stream(ctx context.Context, req *llm.Request, emit func(llm.
 }
 
 type respPayload struct {
-	Model           string         `json:"model"`
-	Input           []any          `json:"input"`
-	Stream          bool           `json:"stream"`
-	Store           bool           `json:"store"`
-	PromptCacheKey  string         `json:"prompt_cache_key,omitempty"`
-	MaxOutputTokens int            `json:"max_output_tokens,omitempty"`
-	Tools           []respTool     `json:"tools,omitempty"`
-	Reasoning       *respReasoning `json:"reasoning,omitempty"`
-	Include         []string       `json:"include,omitempty"`
+	Model          string `json:"model"`
+	Input          []any  `json:"input"`
+	Stream         bool   `json:"stream"`
+	Store          bool   `json:"store"`
+	PromptCacheKey string `json:"prompt_cache_key,omitempty"`
+	// PromptCacheRetention is "24h" for cache retention "long" (when the model's compat
+	// supportsLongCacheRetention, default true).
+	PromptCacheRetention string         `json:"prompt_cache_retention,omitempty"`
+	MaxOutputTokens      int            `json:"max_output_tokens,omitempty"`
+	Temperature          *float64       `json:"temperature,omitempty"`
+	Tools                []respTool     `json:"tools,omitempty"`
+	Reasoning            *respReasoning `json:"reasoning,omitempty"`
+	Include              []string       `json:"include,omitempty"`
 }
 
 type respTool struct {
@@ -123,7 +127,15 @@ var inputParts = partMaker{
 // responsesPayload builds the Responses request body of req.
 func responsesPayload(req *llm.Request) *respPayload {
 	m := req.Model
-	p := &respPayload{Model: m.ID, Stream: true, Input: responsesInput(req), PromptCacheKey: req.SessionID}
+	p := &respPayload{Model: m.ID, Stream: true, Input: responsesInput(req), PromptCacheKey: req.SessionID, Temperature: req.Temperature}
+	switch req.CacheRetention {
+	case "none":
+		p.PromptCacheKey = ""
+	case "long":
+		if m.CompatBool("supportsLongCacheRetention", true) {
+			p.PromptCacheRetention = "24h"
+		}
+	}
 	p.MaxOutputTokens = maxTokens(req)
 	for _, t := range req.Tools {
 		p.Tools = append(p.Tools, respTool{

@@ -6,6 +6,7 @@ import "./guard";
 import * as components from "./components";
 import * as host from "./host";
 import { installModuleHook } from "./modules";
+import * as piai from "./piai";
 import { autocompleteApply, autocompleteSuggest } from "./uisurf";
 import * as workflow from "./workflow";
 import { deliverUpdate, ErrorCodes, notify, readLines, type RpcMessage, RpcError, send, settle } from "./rpc";
@@ -28,6 +29,8 @@ const requests: Record<string, RequestHandler> = {
 	"tool.prepareArguments": (_id, p) => host.toolPrepare(p),
 	"provider.stream": (id, p) => host.providerStream(id, p),
 	"provider.login": (id, p) => host.providerLogin(id, p),
+	"llm.payload": (_id, p) => piai.llmPayload(p),
+	"llm.response": (_id, p) => piai.llmResponse(p),
 	"command.run": (id, p) => host.commandRun(id, p),
 	"command.complete": (_id, p) => host.commandComplete(p),
 	"shortcut.run": (id, p) => host.shortcutRun(id, p),

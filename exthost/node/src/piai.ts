@@ -111,16 +111,50 @@ function errorMessage(model: any, api: string | undefined, reason: "error" | "ab
 	};
 }
 
-/** wireOptions keeps the options that cross to the core (functions such as onPayload do not). */
+const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/**
+ * wireOptions keeps the options that cross to the core; onPayload and onResponse stay here and
+ * cross as flags (the core calls back with llm.payload and llm.response).
+ */
 function wireOptions(o: any = {}) {
 	const reasoning = o.reasoning ?? o.reasoningEffort ?? o.effort ?? (o.thinkingEnabled ? "medium" : undefined);
+	const retention = o.cacheRetention;
 	return {
 		apiKey: typeof o.apiKey === "string" && o.apiKey !== "" ? o.apiKey : undefined,
-		maxTokens: typeof o.maxTokens === "number" ? o.maxTokens : undefined,
+		maxTokens: num(o.maxTokens),
 		reasoning: typeof reasoning === "string" ? reasoning : undefined,
 		headers: o.headers && typeof o.headers === "object" ? json(o.headers) : undefined,
 		sessionId: typeof o.sessionId === "string" ? o.sessionId : undefined,
+		temperature: num(o.temperature),
+		cacheRetention: retention === "none" || retention === "short" || retention === "long" ? retention : undefined,
+		timeoutMs: num(o.timeoutMs),
+		maxRetries: num(o.maxRetries),
+		maxRetryDelayMs: num(o.maxRetryDelayMs),
+		onPayload: typeof o.onPayload === "function" ? true : undefined,
+		onResponse: typeof o.onResponse === "function" ? true : undefined,
 	};
+}
+
+/** The onPayload and onResponse of the llm.stream calls in flight, by request id. */
+const callHooks = new Map<number, { model: any; onPayload?: Function; onResponse?: Function }>();
+
+/**
+ * llmPayload serves llm.payload: the call's onPayload sees the provider payload (and the model)
+ * before it is sent; a value other than undefined replaces it.
+ */
+export async function llmPayload(p: { id: number; payload: unknown }) {
+	const h = callHooks.get(p?.id);
+	if (!h?.onPayload) return {};
+	const next = await h.onPayload(p.payload, h.model);
+	return next === undefined ? {} : { payload: next };
+}
+
+/** llmResponse serves llm.response: the call's onResponse gets {status, headers}. */
+export async function llmResponse(p: { id: number; status: number; headers: Record<string, string> }) {
+	const h = callHooks.get(p?.id);
+	if (h?.onResponse) await h.onResponse({ status: p.status, headers: p.headers ?? {} }, h.model);
+	return null;
 }
 
 function wireContext(c: any = {}) {
@@ -188,7 +222,12 @@ function streamVia(api: string | undefined, model: any, context: any, options: a
 		out.push(ev);
 	};
 	const params = { model: json(model), api, context: wireContext(context), options: wireOptions(options) };
-	requestCancellable<any>("llm.stream", params, { signal: options?.signal, onUpdate: onEvent }).then(
+	const hooks = params.options.onPayload || params.options.onResponse ? { model, onPayload: options.onPayload, onResponse: options.onResponse } : undefined;
+	let callId = 0;
+	const onId = hooks ? (id: number) => callHooks.set((callId = id), hooks) : undefined;
+	requestCancellable<any>("llm.stream", params, { signal: options?.signal, onUpdate: onEvent, onId })
+		.finally(() => callId && callHooks.delete(callId))
+		.then(
 		(final) => {
 			const failed = final?.stopReason === "error" || final?.stopReason === "aborted";
 			out.push(failed ? { type: "error", reason: final.stopReason, error: final } : { type: "done", reason: final?.stopReason ?? "stop", message: final });

@@ -168,10 +168,16 @@ const updateHandlers = new Map<number, (partial: any) => void>();
 /**
  * requestCancellable sends a request the core can cancel: aborting signal sends
  * `$/cancelRequest {id}`; the core's partial results (`builtin.update {id, partialResult}`) go to
- * onUpdate.
+ * onUpdate. onId receives the request's id before it is sent (the core names the request by it
+ * in requests of its own, such as llm.payload).
  */
-export function requestCancellable<T = any>(method: string, params: unknown, opts: { signal?: AbortSignal; onUpdate?: (partial: any) => void } = {}): Promise<T> {
+export function requestCancellable<T = any>(
+	method: string,
+	params: unknown,
+	opts: { signal?: AbortSignal; onUpdate?: (partial: any) => void; onId?: (id: number) => void } = {},
+): Promise<T> {
 	const id = nextId++;
+	opts.onId?.(id);
 	if (opts.onUpdate) updateHandlers.set(id, opts.onUpdate);
 	const onAbort = () => notify("$/cancelRequest", { id });
 	const release = holdUI(method, params);

@@ -298,8 +298,19 @@ func Stream(ctx context.Context, c *Call, b *llm.Builder, m *llm.Model, read fun
 	return read(ctx, res.Events)
 }
 
-// Marshal encodes v like JSON.stringify: compact, without escaping <, > and &.
+// BodyAppender is a payload that encodes itself: AppendRequestBody appends exactly the bytes
+// Marshal's encoding/json path would write for it (a provider's long conversation is encoded
+// without reflection and without regrowing the buffer).
+type BodyAppender interface {
+	AppendRequestBody(dst []byte) ([]byte, error)
+}
+
+// Marshal encodes v like JSON.stringify: compact, without escaping <, > and &. A BodyAppender
+// encodes itself.
 func Marshal(v any) ([]byte, error) {
+	if a, ok := v.(BodyAppender); ok {
+		return a.AppendRequestBody(nil)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -189,3 +189,53 @@ func BenchmarkParse100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkContextInfo100k is what a resume costs before the context is built: the model,
+// thinking level and emptiness of the leaf's context (no message decoded but the first).
+func BenchmarkContextInfo100k(b *testing.B) {
+	path, _ := writeRealisticSession(b, b.TempDir(), 100_000)
+	s, err := Open(path, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if info, empty := s.ContextInfo(); empty || info.Model == nil {
+			b.Fatal("empty context info")
+		}
+	}
+}
+
+// BenchmarkDecodeMessage is the decoder's inner loop: every message of a 100,000-entry session
+// decoded from its raw bytes into an llm.Message (decodeMessageInto), without loading.
+func BenchmarkDecodeMessage(b *testing.B) {
+	path, _ := writeRealisticSession(b, b.TempDir(), 100_000)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fd, err := parseSession(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raws [][]byte
+	var size int64
+	for _, e := range fd.entries {
+		if e.msgRaw != nil {
+			raws = append(raws, e.msgRaw)
+			size += int64(len(e.msgRaw))
+		}
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, raw := range raws {
+			var m llm.Message
+			if !decodeMessageInto(&m, raw) {
+				b.Fatal("message not decoded on the fast path")
+			}
+		}
+	}
+}

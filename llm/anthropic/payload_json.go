@@ -81,6 +81,14 @@ func (p *payload) AppendRequestBody(dst []byte) ([]byte, error) {
 		dst = strconv.AppendInt(dst, int64(p.Thinking.BudgetTokens), 10)
 		dst = append(dst, '}')
 	}
+	if p.Temperature != nil {
+		t, err := marshalValue(*p.Temperature)
+		if err != nil {
+			return nil, fmt.Errorf("anthropic: temperature: %w", err)
+		}
+		dst = append(dst, `,"temperature":`...)
+		dst = append(dst, t...)
+	}
 	return append(dst, '}'), nil
 }
 
@@ -238,6 +246,10 @@ func appendCache(dst []byte, c *cacheControl) []byte {
 	}
 	dst = append(dst, `,"cache_control":{"type":`...)
 	dst = appendString(dst, c.Type)
+	if c.TTL != "" {
+		dst = append(dst, `,"ttl":`...)
+		dst = appendString(dst, c.TTL)
+	}
 	return append(dst, '}')
 }
 

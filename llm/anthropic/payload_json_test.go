@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/atomic-cli/atomic/llm"
@@ -56,10 +58,15 @@ func TestAppendRequestBodyMatchesEncodingJSON(t *testing.T) {
 		},
 		Thinking: &thinkingParams{Type: "enabled", BudgetTokens: 8192},
 	}
+	temp, tiny := 0.7, 1e-7
+	long := &cacheControl{Type: "ephemeral", TTL: "1h"}
 	cases := map[string]*payload{
 		"every block":    full,
 		"no messages":    {Model: "m", MaxTokens: 1},
 		"empty messages": {Model: "m", Messages: []message{}, MaxTokens: 1, Stream: true},
+		"temperature and a 1h cache": {Model: "m", Temperature: &temp, System: []*textBlock{{Type: "text", Text: "s", CacheControl: long}},
+			Messages: []message{{Role: "user", Content: []any{&textBlock{Type: "text", Text: "q", CacheControl: long}}}}},
+		"tiny temperature": {Model: "m", Temperature: &tiny},
 	}
 	// A payload built the production way, from a conversation.
 	model := &llm.Model{ID: "claude-test", API: llm.APIAnthropicMessages, Provider: "anthropic", MaxTokens: 64000,
@@ -90,6 +97,34 @@ func TestAppendRequestBodyMatchesEncodingJSON(t *testing.T) {
 	// Appending keeps what dst held.
 	if got, _ := cases["no messages"].AppendRequestBody([]byte("x")); string(got[:2]) != `x{` {
 		t.Errorf("prefix lost: %.10s", got)
+	}
+}
+
+// TestAppendRequestBodyCoversPayload fails when a member is added to a request body type: add it
+// to AppendRequestBody (and a case above) too.
+func TestAppendRequestBodyCoversPayload(t *testing.T) {
+	known := map[reflect.Type]string{
+		reflect.TypeFor[payload]():               "model messages system max_tokens stream tools thinking temperature",
+		reflect.TypeFor[message]():               "role content",
+		reflect.TypeFor[cacheControl]():          "type ttl",
+		reflect.TypeFor[textBlock]():             "type text cache_control",
+		reflect.TypeFor[imageSource]():           "type media_type data",
+		reflect.TypeFor[imageBlock]():            "type source cache_control",
+		reflect.TypeFor[thinkingBlock]():         "type thinking signature",
+		reflect.TypeFor[toolUseBlock]():          "type id name input",
+		reflect.TypeFor[toolResultBlock]():       "type tool_use_id content is_error cache_control",
+		reflect.TypeFor[toolParam]():             "name description input_schema",
+		reflect.TypeFor[thinkingParams]():        "type budget_tokens",
+		reflect.TypeFor[redactedThinkingBlock](): "type data",
+	}
+	for typ, want := range known {
+		var names []string
+		for f := range typ.Fields() {
+			names = append(names, strings.Split(f.Tag.Get("json"), ",")[0])
+		}
+		if got := strings.Join(names, " "); got != want {
+			t.Errorf("%s members %q, AppendRequestBody writes %q", typ.Name(), got, want)
+		}
 	}
 }
 

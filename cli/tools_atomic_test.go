@@ -139,3 +139,41 @@ func TestAtomicPowerShellTool(t *testing.T) {
 	p.requestHas(0, `"name":"powershell"`)
 	p.requestHas(1, `<-NoProfile><-NonInteractive><-ExecutionPolicy><Bypass><-Command>`, `Get-Date>`)
 }
+
+// Issue 13 item 14: isSearchToolResult and isPowerShellToolResult recognise results of the real
+// search and powershell tools in a TypeScript tool_result handler (guards.ts).
+func TestTSGuardsOnSearchAndPowerShell(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("search", map[string]any{"pattern": "guard", "paths": "g.txt"})}},
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("powershell", map[string]any{"command": "Get-Date"})}},
+		{Text: "done"},
+	}, "guards.ts")
+	writeText(t, filepath.Join(p.dir, "g.txt"), "guard\n")
+	bin := t.TempDir()
+	writeText(t, filepath.Join(bin, "pwsh"), "#!/bin/sh\necho ps\n")
+	if err := os.Chmod(filepath.Join(bin, "pwsh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p.env = append(p.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, _ := p.print("--no-session", "--tools", "search,powershell", "-e", "guards.ts", "-p", "run")
+	if out != "done\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(1, "*1:guard", "GUARDS bash=false powershell=false search=true")
+	p.requestHas(2, "GUARDS bash=false powershell=true search=false")
+}
+
+// createSearchTool from a TypeScript extension runs atomic's search built-in.
+func TestTSCreateSearchTool(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{
+		{ToolCalls: []fakellm.ToolCall{fakellm.Call("ext_search", map[string]any{"pattern": "needle", "i": true})}},
+		{Text: "done"},
+	}, "searchtool.ts")
+	writeText(t, filepath.Join(p.dir, "sub", "n.txt"), "x\nNEEDLE\n")
+	out, _ := p.print("--no-session", "-e", "searchtool.ts", "-p", "find")
+	if out != "done\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestHas(0, `"name":"ext_search"`, `"skip"`)
+	p.requestHas(1, `# sub/\n[sub/n.txt#`, `*2:NEEDLE`)
+}

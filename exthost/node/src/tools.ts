@@ -1,6 +1,7 @@
 // The built-in tool factories of @bastani/atomic (seed 004, "Remote Execution"):
 // createReadTool, createBashTool, createEditTool, createWriteTool, createLsTool, createFindTool,
-// createGrepTool, each `(cwd, {operations?})` returning a tool definition for pi.registerTool.
+// createGrepTool, each `(cwd, {operations?})` returning a tool definition for pi.registerTool, and
+// Atomic's createSearchTool(cwd) and createPowerShellTool(cwd, {operations?}).
 //
 // Without custom operations, execute runs atomic's Go built-in of that name through the core
 // (`builtin.execute`), so behaviour and truncation are the built-in's exactly. With operations
@@ -375,6 +376,25 @@ export function createGrepTool(cwd: string, options: { operations?: any } = {}) 
 		const { out: o, details } = listing(out, notices);
 		return text(o, Object.keys(details).length ? details : undefined);
 	});
+}
+
+/**
+ * createSearchTool(cwd): Atomic's search tool (SearchToolInput: pattern, paths, i, case,
+ * gitignore, skip), run by atomic's Go built-in of that name.
+ */
+export function createSearchTool(cwd: string) {
+	return define("search", cwd, delegate("search", cwd));
+}
+
+/**
+ * createPowerShellTool(cwd, {operations?}): the powershell tool. Without operations it runs
+ * atomic's Go built-in (which exists where pwsh or powershell is on PATH); with BashOperations
+ * it is the bash tool on those operations under the name powershell, the command passed as is.
+ */
+export function createPowerShellTool(cwd: string, options: { operations?: any; commandPrefix?: string; spawnHook?: Fn } = {}) {
+	if (!options?.operations) return define("powershell", cwd, delegate("powershell", cwd));
+	const bash = createBashTool(cwd, options);
+	return { ...bash, name: "powershell", label: "powershell", description: "Run a PowerShell command in the working directory.", promptSnippet: "Run PowerShell commands" };
 }
 
 // ---- structured output ------------------------------------------------------------------------

@@ -379,7 +379,18 @@ func (b *ToolBlock) call(env *Env) []string {
 		return []string{title("write") + " " + path}
 	case "grep", "search":
 		s := title(b.Name) + " " + th.Fg("accent", "/"+b.str("pattern")+"/")
-		if p := b.str("path"); p != "" {
+		p := b.str("path")
+		if ps, ok := b.Args["paths"].([]any); ok { // search's paths: a string or a list
+			for i, e := range ps {
+				if i > 0 {
+					p += ", "
+				}
+				p += fmt.Sprint(e)
+			}
+		} else if p == "" {
+			p = b.str("paths")
+		}
+		if p != "" {
 			s += " in " + th.Fg("accent", shortPath(env, p))
 		}
 		if g := b.str("glob"); g != "" {

@@ -174,3 +174,20 @@ func TestReadRowCollapsedNote(t *testing.T) {
 		t.Fatalf("collapsed read row:\n%s", got)
 	}
 }
+
+// search's call line names its paths, given as a string or a list (issue 13 item 14).
+func TestSearchCallShowsPaths(t *testing.T) {
+	env := newTestTranscript().Env
+	for _, c := range []struct {
+		paths any
+		want  string
+	}{
+		{"src", "search /TODO/ in src"},
+		{[]any{"a.go", "b.go"}, "search /TODO/ in a.go, b.go"},
+	} {
+		b := &ToolBlock{Name: "search", Args: map[string]any{"pattern": "TODO", "paths": c.paths}}
+		if got := ansi.Strip(b.call(&env)[0]); got != c.want {
+			t.Errorf("paths %v: %q, want %q", c.paths, got, c.want)
+		}
+	}
+}

@@ -145,3 +145,77 @@ export default function (pi: ExtensionAPI) {
 		t.Fatalf("exit code %d", code)
 	}
 }
+
+// RPC cancel_login_provider (rpc-and-json.md §6.4): a cancel naming another loginId leaves the
+// running login alone (it completes with the answer to its prompt); a cancel with the login's
+// loginId ends it with {cancelled: true}; a cancel without a loginId sent right behind the
+// login, before it ran, cancels it too; a cancelled login stores nothing.
+func TestRPCTypeScriptCancelLogin(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	extPath := filepath.Join(dir, "corp.ts")
+	if err := os.WriteFile(extPath, []byte(`
+import type { ExtensionAPI } from "@bastani/atomic";
+export default function (pi: ExtensionAPI) {
+	pi.registerProvider("corp", {
+		baseUrl: "http://127.0.0.1:9/v1",
+		api: "openai-completions",
+		models: [{ id: "corp-1", name: "Corp", contextWindow: 8000, maxTokens: 1000 }],
+		oauth: {
+			name: "Corp SSO",
+			async login(callbacks: any) {
+				const code = await callbacks.onPrompt({ message: "Enter code:" });
+				return { refresh: "r-" + code, access: code, expires: Date.now() + 3600000 };
+			},
+			async refreshToken(c: any) { return c; },
+			getApiKey(c: any) { return c.access; },
+		},
+	} as any);
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startRPCIn(t, dir, nil, []string{"-e", extPath})
+	prompt := func() any {
+		return p.next(func(m map[string]any) bool { return m["method"] == "input" })["id"]
+	}
+	reply := func(id string) map[string]any {
+		return p.next(func(m map[string]any) bool { return m["id"] == id })
+	}
+
+	p.send(`{"id":"l1","type":"login_provider","provider":"corp","loginId":"L1"}`)
+	r1 := prompt()
+	p.send(`{"id":"c1","type":"cancel_login_provider","provider":"corp","loginId":"stale"}`)
+	if r := reply("c1"); r["success"] != true || r["command"] != "cancel_login_provider" {
+		t.Fatalf("cancel_login_provider with a stale loginId: %v", r)
+	}
+	b, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": r1, "value": "tok"})
+	p.send(string(b))
+	if r := reply("l1"); r["success"] != true || fmt.Sprint(r["data"]) != "map[cancelled:false provider:corp type:oauth]" {
+		t.Fatalf("a stale cancel ended the login: %v", r)
+	}
+
+	p.send(`{"id":"l2","type":"login_provider","provider":"corp","loginId":"L2"}`)
+	prompt()
+	p.send(`{"id":"c2","type":"cancel_login_provider","provider":"corp","loginId":"L2"}`)
+	if r := reply("l2"); r["success"] != true || fmt.Sprint(r["data"]) != "map[cancelled:true provider:corp]" {
+		t.Fatalf("login_provider after its cancel: %v", r)
+	}
+
+	p.send(`{"id":"l3","type":"login_provider","provider":"corp"}` + "\n" + `{"id":"c3","type":"cancel_login_provider","provider":"corp"}`)
+	if r := reply("l3"); r["success"] != true || fmt.Sprint(r["data"]) != "map[cancelled:true provider:corp]" {
+		t.Fatalf("login_provider cancelled before it ran: %v", r)
+	}
+
+	// The first login's credential is still the stored one: corp stays available.
+	p.send(`{"id":"m","type":"get_available_models"}`)
+	if b, _ := json.Marshal(reply("m")["data"]); !strings.Contains(string(b), "corp-1") {
+		t.Fatalf("corp is no longer available after the cancelled logins: %s", b)
+	}
+	p.in.Close()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -41,8 +41,9 @@ type Credential struct {
 // directory + rename) with mode 0600. There is no cross-process lock: two concurrent writers can
 // still lose one update, never corrupt the file.
 //
-// OAuth tokens are used as stored while unexpired; refreshing them (and logging in) is out of scope
-// for this package — an expired token is reported and the next credential source is tried.
+// OAuth tokens are used as stored while unexpired; an expired one is refreshed by the Registry
+// when its provider has a refresh (Registry.APIKey), else reported and the next credential source
+// is tried.
 //
 // An AuthStore is safe for concurrent use.
 type AuthStore struct {
@@ -112,6 +113,22 @@ func (s *AuthStore) SetCredential(provider string, credential json.RawMessage) e
 		return fmt.Errorf("model: set credential for %s: not an api_key or oauth credential object", provider)
 	}
 	return s.update(func(raw map[string]json.RawMessage) bool { raw[provider] = credential; return true })
+}
+
+// Reread reads the file again (keeping what it holds in memory) and returns provider's credential
+// as decoded and as its raw JSON object, provider-specific fields included; ok is false when the
+// file has none. Errors name the file.
+func (s *AuthStore) Reread(provider string) (c Credential, raw json.RawMessage, ok bool, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all, err := readAuthFile(s.path)
+	if err != nil {
+		return Credential{}, nil, false, err
+	}
+	creds, _ := decodeCredentials(s.path, all) // bad entries stay reported by OpenAuth
+	s.creds = creds
+	c, ok = creds[provider]
+	return c, all[provider], ok, nil
 }
 
 // Remove deletes provider's credential from the file. Removing an absent provider is not an error

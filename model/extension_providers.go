@@ -47,6 +47,11 @@ type ProviderConfig struct {
 	// Login runs the provider's login of kind "oauth" or "api_key" and returns the credential to
 	// store in auth.json (a JSON object with its "type"); nil when the provider has none.
 	Login func(ctx context.Context, kind string) (json.RawMessage, error) `json:"-"`
+	// Refresh runs the provider's oauth.refreshToken with the stored OAuth credential (its
+	// auth.json object, provider-specific fields included) and returns the credential that
+	// replaces it (a JSON object with type oauth); nil when the provider has none. APIKey calls it
+	// when the stored access token has expired.
+	Refresh func(ctx context.Context, credential json.RawMessage) (json.RawMessage, error) `json:"-"`
 }
 
 // ProviderLogin names a login of a provider (its display name in /login).
@@ -271,6 +276,9 @@ func (st *regState) apply(name string, cfg ProviderConfig) (*regState, error) {
 	pc.authHeader = pc.authHeader || cfg.AuthHeader
 	if cfg.HasLogin() && pc.apiKey == nil {
 		pc.loginOnly = true
+	}
+	if cfg.Refresh != nil {
+		pc.refresh = cfg.Refresh
 	}
 	if len(cfg.Compat) > 0 {
 		pc.compat = mergeCompat(pc.compat, cfg.Compat)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,8 +26,9 @@ type providerConfig struct {
 	id         string
 	baseURL    string
 	api        string
-	apiKey     *string // nil: the entry has no apiKey at all
-	loginOnly  bool    // an extension provider with a login and no apiKey: only a stored credential authenticates it
+	apiKey     *string                                                                        // nil: the entry has no apiKey at all
+	loginOnly  bool                                                                           // an extension provider with a login and no apiKey: only a stored credential authenticates it
+	refresh    func(ctx context.Context, credential json.RawMessage) (json.RawMessage, error) // oauth.refreshToken of an extension provider
 	headers    map[string]string
 	authHeader bool
 	compat     map[string]any

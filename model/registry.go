@@ -1,6 +1,8 @@
 package model
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -47,7 +49,13 @@ type Registry struct {
 	cur   atomic.Pointer[regState]
 	extMu sync.Mutex
 	ext   []extProvider // guarded by extMu
+
+	refreshMu sync.Mutex // serialises OAuth refreshes (refreshOAuth)
 }
+
+// OAuthRefreshTimeout bounds one OAuth token refresh (an extension provider's
+// oauth.refreshToken).
+const OAuthRefreshTimeout = time.Minute
 
 // Load returns the registry of agentDir ("" means AgentDir()): it reads <agentDir>/models.json and
 // <agentDir>/auth.json and nothing else. Problems with either file are returned as warnings for the
@@ -261,6 +269,9 @@ func (r *Registry) HasAuth(provider string) bool {
 			if oauthUsable(c, time.Now()) {
 				return true
 			}
+			if pc := st.configOf[provider]; pc != nil && pc.refresh != nil && c.Refresh != "" {
+				return true // APIKey refreshes it
+			}
 		}
 	}
 	for _, v := range EnvVars(provider) {
@@ -277,6 +288,44 @@ func (r *Registry) HasAuth(provider string) bool {
 	return false
 }
 
+// refreshOAuth refreshes provider's expired OAuth credential with refresh, as pi's auth storage
+// does: one refresh at a time; the file is read again first, and a credential another process
+// refreshed meanwhile is used as it is; otherwise refresh gets the stored object and its answer
+// (type oauth, with an access token) replaces it in auth.json. The call is bounded by
+// OAuthRefreshTimeout. It returns the new access token; errors name the provider and the file,
+// and leave the stored credential as it was (a later login or refresh can still use it).
+func (r *Registry) refreshOAuth(provider string, refresh func(context.Context, json.RawMessage) (json.RawMessage, error)) (string, error) {
+	r.refreshMu.Lock()
+	defer r.refreshMu.Unlock()
+	c, raw, ok, err := r.auth.Reread(provider)
+	if err != nil {
+		return "", fmt.Errorf("refresh the OAuth token of %s: %w", provider, err)
+	}
+	if !ok || c.Type != CredentialOAuth {
+		return "", fmt.Errorf("refresh the OAuth token of %s: %s no longer holds an OAuth credential for it", provider, r.auth.Path())
+	}
+	if oauthUsable(c, time.Now()) {
+		return c.Access, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), OAuthRefreshTimeout)
+	defer cancel()
+	next, err := refresh(ctx, raw)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("no answer within %v", OAuthRefreshTimeout)
+	}
+	if err != nil {
+		return "", fmt.Errorf("refresh the OAuth token of %s (%s; log in again if it keeps failing): %w", provider, r.auth.Path(), err)
+	}
+	var nc Credential
+	if json.Unmarshal(next, &nc) != nil || nc.Type != CredentialOAuth || nc.Access == "" {
+		return "", fmt.Errorf("refresh the OAuth token of %s: the refresh returned no OAuth credential with an access token", provider)
+	}
+	if err := r.auth.SetCredential(provider, next); err != nil {
+		return "", fmt.Errorf("refresh the OAuth token of %s: %w", provider, err)
+	}
+	return nc.Access, nil
+}
+
 // oauthUsable reports whether c's access token may be sent at now; expires 0 means no expiry known.
 func oauthUsable(c Credential, now time.Time) bool {
 	return c.Access != "" && (c.Expires == 0 || now.UnixMilli() < c.Expires)
@@ -284,9 +333,11 @@ func oauthUsable(c Credential, now time.Time) bool {
 
 // APIKey returns the key to send to provider, trying in order (config-and-resources.md §8):
 // the runtime key (SetRuntimeAPIKey), the auth.json api_key (resolved by ResolveValue), the
-// auth.json OAuth access token while unexpired (it is not refreshed), the provider's environment
+// auth.json OAuth access token while unexpired — an expired one is refreshed first when the
+// provider has a refresh (an extension's oauth.refreshToken; see refreshOAuth) —, the provider's environment
 // variables (EnvVars), the models.json apiKey (resolved). A source that fails to resolve is
-// skipped. A models.json provider with a baseUrl and no apiKey yields "" and no error. Otherwise
+// skipped. A models.json provider with a baseUrl and no apiKey yields "" and no error (not an
+// extension provider with a login of its own: it needs the login's credential). Otherwise
 // the error wraps ErrNoAPIKey and says what to set, including why skipped sources failed.
 // Commands in values run on every call.
 func (r *Registry) APIKey(provider string) (string, error) {
@@ -307,10 +358,16 @@ func (r *Registry) APIKey(provider string) (string, error) {
 			if oauthUsable(c, time.Now()) {
 				return c.Access, nil
 			}
-			if c.Access == "" {
+			if pc := st.configOf[provider]; pc != nil && pc.refresh != nil && c.Refresh != "" {
+				k, err := r.refreshOAuth(provider, pc.refresh)
+				if err == nil {
+					return k, nil
+				}
+				notes = append(notes, err.Error())
+			} else if c.Access == "" {
 				notes = append(notes, fmt.Sprintf("%s OAuth credential has no access token", r.auth.Path()))
 			} else {
-				notes = append(notes, fmt.Sprintf("%s OAuth token expired at %s (refreshing is not supported; log in again)",
+				notes = append(notes, fmt.Sprintf("%s OAuth token expired at %s (the provider has no token refresh; log in again)",
 					r.auth.Path(), time.UnixMilli(c.Expires).Format(time.RFC3339)))
 			}
 		default:
@@ -325,7 +382,7 @@ func (r *Registry) APIKey(provider string) (string, error) {
 	}
 	if pc := st.configOf[provider]; pc != nil {
 		if pc.apiKey == nil {
-			if pc.baseURL != "" {
+			if pc.baseURL != "" && !pc.loginOnly {
 				return "", nil
 			}
 		} else {

@@ -197,6 +197,9 @@ func init() {
 			if cfg.HasLogin() {
 				cfg.Login = s.providerLogin(a.Name)
 			}
+			if cfg.OAuth != nil {
+				cfg.Refresh = s.providerRefresh(a.Name)
+			}
 			return nil, api.RegisterProvider(a.Name, cfg)
 		}),
 		protocol.MethodUnregisterProvider: withAPI(func(s *Supervisor, p *process, a *protocol.NameParams, api ext.API, _ *generation) (any, error) {

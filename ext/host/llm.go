@@ -404,6 +404,27 @@ func replayEvent(b *llm.Builder, raw json.RawMessage, idx map[int]int, args map[
 	}
 }
 
+// providerRefresh returns the token refresh of provider name: provider.refresh to the host (the
+// provider's oauth.refreshToken), bounded by ctx and the handler timeout.
+func (s *Supervisor) providerRefresh(name string) func(ctx context.Context, credential json.RawMessage) (json.RawMessage, error) {
+	return func(ctx context.Context, credential json.RawMessage) (json.RawMessage, error) {
+		p, err := s.ensure()
+		if err != nil {
+			return nil, err
+		}
+		raw, err := p.callWithin(ctx, s.opts.HandlerTimeout, 0, protocol.MethodProviderRefresh,
+			protocol.ProviderRefreshParams{Name: name, Credential: credential}, "the oauth.refreshToken of provider "+name, nil)
+		if err != nil {
+			return nil, errors.New(errorText(err))
+		}
+		var res protocol.ProviderLoginResult
+		if err := json.Unmarshal(raw, &res); err != nil || len(res.Credential) == 0 {
+			return nil, fmt.Errorf("the oauth.refreshToken of provider %s returned no credential", name)
+		}
+		return res.Credential, nil
+	}
+}
+
 // providerLogin returns the login function of provider name: provider.login to the host, with
 // the prompts as dialogs of the context the caller gave (ext.WithDispatchContext), else of the
 // newest generation's latest one.

@@ -27,7 +27,17 @@ const (
 	// MethodProviderLogin (core -> host) runs a provider's login (oauth or auth.apiKey) and
 	// answers {credential}.
 	MethodProviderLogin = "provider.login"
+	// MethodProviderRefresh (core -> host) runs a provider's oauth.refreshToken with the stored
+	// credential and answers {credential}, the credential that replaces it.
+	MethodProviderRefresh = "provider.refresh"
 )
+
+// ProviderRefreshParams ask the host to refresh Credential (the auth.json object, type oauth) of
+// provider Name.
+type ProviderRefreshParams struct {
+	Name       string          `json:"name"`
+	Credential json.RawMessage `json:"credential"`
+}
 
 // ProviderStreamParams ask the host to stream Model (pi's Model) of the extension provider whose
 // wire API is API, with pi's Context and SimpleStreamOptions (reasoning is the thinking level).

@@ -232,6 +232,9 @@ type command struct {
 	Type   string
 	spec   spec
 	params any // the decoded parameters (spec.params' type), nil for none
+	// login is the registration of a login_provider command (Server.logins), made when its
+	// frame was read; nil for other commands.
+	login *login
 }
 
 // frameError is a frame that cannot be run: its response says why.

@@ -49,6 +49,11 @@ func init() {
 		"refresh_models":       unavailable("refreshing the model catalog (refresh_models; models.json is read at start-up)"),
 		"login_provider": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			p := c.params.(*providerParams)
+			if c.login == nil {
+				c.login = s.logins.add(p.Provider, p.LoginID)
+			}
+			ctx, stop := s.logins.start(ctx, c.login)
+			defer stop()
 			typ, err := rt.Session().LoginProvider(ctx, p.Provider, p.AuthType)
 			switch {
 			case errors.Is(err, session.ErrLoginCancelled):
@@ -59,8 +64,12 @@ func init() {
 			return result{data: map[string]any{"provider": p.Provider, "cancelled": false, "type": typ}}
 		},
 		"save_provider_credential": unavailable("saving credentials (save_provider_credential; edit auth.json)"),
-		"cancel_login_provider":    unavailable("provider login (cancel_login_provider)"),
-		"logout_provider":          unavailable("provider logout (logout_provider; edit auth.json)"),
+		"cancel_login_provider": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
+			p := c.params.(*providerParams)
+			s.logins.cancel(p.Provider, p.LoginID)
+			return result{}
+		},
+		"logout_provider": unavailable("provider logout (logout_provider; edit auth.json)"),
 		"set_thinking_level": func(s *Server, ctx context.Context, rt *session.Runtime, c *command) result {
 			return result{err: rt.Session().SetThinkingLevel(c.params.(*levelParams).Level)}
 		},

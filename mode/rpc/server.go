@@ -57,6 +57,8 @@ type Server struct {
 	stopOnce sync.Once
 	eofOnce  sync.Once
 	logOnce  sync.Once
+
+	logins loginSet // login_provider commands in flight, for cancel_login_provider
 }
 
 // item is one frame read before Serve; eof marks the end of the input.
@@ -209,6 +211,9 @@ func (s *Server) receive(line []byte) {
 		s.respondFailure(ferr.id, ferr.command, ferr.msg)
 		return
 	}
+	if p, ok := cmd.params.(*providerParams); ok && cmd.Type == "login_provider" {
+		cmd.login = s.logins.add(p.Provider, p.LoginID)
+	}
 	s.mu.Lock()
 	cmds := s.cmds
 	if cmds == nil {
@@ -233,6 +238,9 @@ func (s *Server) receive(line []byte) {
 		})
 	}
 	if err != nil {
+		if cmd.login != nil {
+			s.logins.remove(cmd.login)
+		}
 		s.respond(cmd, result{err: errShuttingDown})
 	}
 }

@@ -1329,6 +1329,26 @@ export async function providerStream(id: number | string, p: { api: string; mode
 }
 
 /**
+ * providerRefresh serves provider.refresh: the provider's oauth.refreshToken gets the stored
+ * credential; the answer is {credential}, the refreshed one (type oauth, its access token from
+ * oauth.getApiKey when the provider has it), to store in its place.
+ */
+export async function providerRefresh(id: number | string, p: { name: string; credential: any }) {
+	const oauth = providerLogins.get(p.name)?.oauth;
+	if (typeof oauth?.refreshToken !== "function") throw new RpcError({ code: ErrorCodes.InvalidParams, message: `provider ${p.name} has no oauth.refreshToken` });
+	controller(id);
+	try {
+		const credentials = await oauth.refreshToken(p.credential);
+		const apiKey = typeof oauth.getApiKey === "function" ? await oauth.getApiKey(credentials) : credentials?.access;
+		return { credential: { ...credentials, type: "oauth", access: apiKey ?? credentials?.access } };
+	} catch (err) {
+		throw handlerError(err);
+	} finally {
+		inflight.delete(id);
+	}
+}
+
+/**
  * providerLogin serves provider.login: the provider's oauth.login (kind "oauth") or
  * auth.apiKey.login (kind "api_key") runs with callbacks whose prompts are the UI dialogs of the
  * context; the answer is {credential}, the credential to persist.

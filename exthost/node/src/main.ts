@@ -29,6 +29,7 @@ const requests: Record<string, RequestHandler> = {
 	"tool.prepareArguments": (_id, p) => host.toolPrepare(p),
 	"provider.stream": (id, p) => host.providerStream(id, p),
 	"provider.login": (id, p) => host.providerLogin(id, p),
+	"provider.refresh": (id, p) => host.providerRefresh(id, p),
 	"llm.payload": (_id, p) => piai.llmPayload(p),
 	"llm.response": (_id, p) => piai.llmResponse(p),
 	"command.run": (id, p) => host.commandRun(id, p),

@@ -97,6 +97,36 @@ type CustomOptions struct {
 	Overlay bool
 	// OverlayOptions place the overlay (nil: centred, default width).
 	OverlayOptions *OverlayOptions
+	// OnHandle, for an overlay, receives its OverlayHandle once it is shown (pi's onHandle). The
+	// ComponentHandle the factory gets implements OverlayHandle too.
+	OnHandle func(h OverlayHandle)
+}
+
+// OverlayHandle controls a shown overlay (pi-tui's OverlayHandle, tui.md §7.5). Overlays stack in
+// focus order; keys go to the topmost one that is shown and captures (not NonCapturing, or
+// focused with Focus), else to what is under the overlays (a dialog in the editor slot, the
+// editor). Its methods are safe from any goroutine; they do nothing once the overlay closed.
+type OverlayHandle interface {
+	// Hide closes the overlay for good (Custom returns nil, false).
+	Hide()
+	// SetHidden hides the overlay without closing it, or shows it again; shown again, a capturing
+	// overlay comes to the front and takes the keys.
+	SetHidden(hidden bool)
+	// IsHidden reports SetHidden's state.
+	IsHidden() bool
+	// Focus brings the overlay to the front and gives it the keys (also a NonCapturing one), when
+	// it is visible.
+	Focus()
+	// Unfocus gives the keys back: to the next capturing overlay under it, else to the editor slot.
+	Unfocus()
+	// IsFocused reports whether the overlay has the keys now.
+	IsFocused() bool
+}
+
+// Focusable is implemented by a component that draws differently when it has the keys (pi-tui's
+// Focusable: a text input shows its cursor only then). The UI calls SetFocused when that changes.
+type Focusable interface {
+	SetFocused(focused bool)
 }
 
 // LiveOverlay is implemented by a component whose overlay placement may change from frame to

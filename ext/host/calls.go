@@ -640,6 +640,16 @@ func init() {
 		}),
 		protocol.MethodUIComponentInvalidate: componentCall((*remote).invalidated),
 		protocol.MethodUIComponentDone:       componentCall((*remote).done),
+		protocol.MethodUIComponentControl: func(s *Supervisor, p *process, params json.RawMessage) (any, error) {
+			var a protocol.ComponentParams
+			if err := jsonUnmarshal(params, &a); err != nil {
+				return nil, err
+			}
+			if v, ok := p.comps.Load(a.Component); ok {
+				v.(*remote).controlled(a.Action)
+			}
+			return nil, nil
+		},
 		protocol.MethodUISetTitle: uiCall(func(_ context.Context, ui ext.UI, a *protocol.UIParams) any {
 			ui.SetTitle(a.Title)
 			return nil

@@ -39,6 +39,11 @@ type remote struct {
 	overlay  *ext.OverlayOptions
 	hidden   bool
 	ended    bool // the host dropped it (ui.component.done)
+	focused  bool // the UI gave it the keys (ext.Focusable)
+	cols     int  // the terminal size lines were rendered for
+	rows     int
+	// controls are ui.component.control actions that came before the UI mounted it.
+	controls []string
 }
 
 // newRemote registers host component id of p.
@@ -46,6 +51,19 @@ func (p *process) newRemote(id int64, overlay *ext.OverlayOptions) *remote {
 	r := &remote{p: p, id: id, first: make(chan struct{}), overlay: overlay}
 	p.comps.Store(id, r)
 	return r
+}
+
+// customRemote is the remote of a ui.custom component: the one serveDialog registered, given its
+// overlay placement, or a new one.
+func (p *process) customRemote(id int64, overlay *ext.OverlayOptions) *remote {
+	if v, ok := p.comps.Load(id); ok {
+		r := v.(*remote)
+		r.mu.Lock()
+		r.overlay = overlay
+		r.mu.Unlock()
+		return r
+	}
+	return p.newRemote(id, overlay)
 }
 
 // remoteFactory is the factory of host component id; nil for id 0 (restore the built-in).
@@ -60,15 +78,73 @@ func (p *process) remoteFactory(id int64) ext.ComponentFactory {
 func (r *remote) factory(h ext.ComponentHandle) ext.Component {
 	r.mu.Lock()
 	r.h = h
+	pend := r.controls
+	r.controls = nil
 	r.mu.Unlock()
+	for _, a := range pend {
+		control(h, a)
+	}
 	return r
+}
+
+// control runs one ui.component.control action on the overlay's handle (a UI without overlay
+// handles ignores it).
+func control(h ext.ComponentHandle, action string) {
+	oh, ok := h.(ext.OverlayHandle)
+	if !ok {
+		return
+	}
+	switch action {
+	case "focus":
+		oh.Focus()
+	case "unfocus":
+		oh.Unfocus()
+	case "hide":
+		oh.SetHidden(true)
+	case "show":
+		oh.SetHidden(false)
+	}
+}
+
+// controlled handles ui.component.control for this component.
+func (r *remote) controlled(action string) {
+	r.mu.Lock()
+	h := r.h
+	if h == nil {
+		r.controls = append(r.controls, action)
+	}
+	r.mu.Unlock()
+	if h != nil {
+		control(h, action)
+	}
+}
+
+// SetFocused implements ext.Focusable: the host sets the component's focused flag at the next
+// render.
+func (r *remote) SetFocused(focused bool) {
+	r.mu.Lock()
+	changed := r.focused != focused
+	r.focused = focused
+	r.mu.Unlock()
+	if changed {
+		r.invalidated()
+	}
 }
 
 // Render returns the last lines the host rendered, asking for new ones when width changed or
 // the component is dirty.
 func (r *remote) Render(width int) []string {
+	cols, rows := 0, 0
 	r.mu.Lock()
-	if !r.closed && (!r.have || r.dirty || width != r.width) {
+	h := r.h
+	r.mu.Unlock()
+	if h != nil {
+		cols, rows = h.Size()
+	}
+	r.mu.Lock()
+	// A new terminal size re-renders too: the component may read tui.terminal.rows, and an
+	// overlay's visible(width, height) is asked at each render.
+	if !r.closed && (!r.have || r.dirty || width != r.width || cols != r.cols || rows != r.rows) {
 		r.want = width
 		r.startLocked()
 	}
@@ -174,7 +250,7 @@ func (r *remote) fetch() {
 			r.mu.Unlock()
 			return
 		}
-		w, h := r.want, r.h
+		w, h, focused := r.want, r.h, r.focused
 		r.dirty = false
 		r.mu.Unlock()
 		cols, rows := 80, 24
@@ -185,7 +261,7 @@ func (r *remote) fetch() {
 			w = cols
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), renderTimeout)
-		raw, err := r.p.call(ctx, protocol.MethodComponentRender, protocol.ComponentRenderParams{Component: r.id, Width: w, Columns: cols, Rows: rows}, "a component's render", nil)
+		raw, err := r.p.call(ctx, protocol.MethodComponentRender, protocol.ComponentRenderParams{Component: r.id, Width: w, Columns: cols, Rows: rows, Focused: focused}, "a component's render", nil)
 		cancel()
 		var res protocol.ComponentRenderResult
 		if err == nil {
@@ -202,6 +278,7 @@ func (r *remote) fetch() {
 			r.hidden = res.Hidden
 		}
 		r.width = w // a failed width is not asked for again until something changes
+		r.cols, r.rows = cols, rows
 		if !r.have {
 			r.have = true
 			close(r.first)

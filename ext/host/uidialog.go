@@ -42,6 +42,21 @@ func (p *process) serveDialog(m *protocol.Message) {
 			return
 		}
 	}
+	if m.Method == protocol.MethodUICustom {
+		// Likewise the component: its ui.component.control notifications (onHandle calls made
+		// right after opening) must find it.
+		var a struct {
+			Component int64 `json:"component"`
+		}
+		if json.Unmarshal(m.Params, &a) == nil && a.Component != 0 {
+			r := p.newRemote(a.Component, nil)
+			p.serveCancellable(m, func(ctx context.Context) (any, error) {
+				defer r.Dispose()
+				return p.sup.dialog(ctx, p, m.Method, m.Params)
+			})
+			return
+		}
+	}
 	p.serveCancellable(m, func(ctx context.Context) (any, error) {
 		return p.sup.dialog(ctx, p, m.Method, m.Params)
 	})
@@ -106,7 +121,7 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 	case protocol.MethodUICustom:
 		// The value of done(value) stays in the host; the answer only says the component closed.
 		oo := overlayOptions(a.OverlayOptions)
-		r := p.newRemote(a.Component, oo)
+		r := p.customRemote(a.Component, oo)
 		defer r.Dispose()
 		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: oo})
 	}

@@ -66,6 +66,10 @@ const (
 	// MethodUIComponentDone (notification): a custom component called done(value); the value
 	// stays in the host.
 	MethodUIComponentDone = "ui.component.done"
+	// MethodUIComponentControl (notification): an overlay's OverlayHandle call,
+	// ComponentParams.Action "focus", "unfocus", "hide" (setHidden(true)) or "show"
+	// (setHidden(false)).
+	MethodUIComponentControl = "ui.component.control"
 	// The interactive mode's working line (ext.WorkingUI); other modes ignore them.
 	MethodUISetWorkingMessage   = "ui.setWorkingMessage"
 	MethodUISetWorkingVisible   = "ui.setWorkingVisible"
@@ -648,6 +652,8 @@ type ComponentParams struct {
 	Component int64 `json:"component"`
 	// Data is component.input's key: the raw bytes a terminal sends for it.
 	Data string `json:"data,omitempty"`
+	// Action is ui.component.control's call.
+	Action string `json:"action,omitempty"`
 }
 
 // FooterData is ui.footerData's result: the facts the built-in footer shows, for a footer
@@ -664,6 +670,8 @@ type ComponentRenderParams struct {
 	Width     int   `json:"width"`
 	Columns   int   `json:"columns"`
 	Rows      int   `json:"rows"`
+	// Focused says the component has the keys (pi-tui sets a Focusable's focused from it).
+	Focused bool `json:"focused,omitempty"`
 }
 
 // ComponentRenderResult is component.render's result: the lines, and for an overlay its

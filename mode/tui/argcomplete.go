@@ -19,7 +19,7 @@ func (m *model) extArgCompletion(complete func(prefix string) []ext.Autocomplete
 			return
 		}
 		x.send(extMsg(func(m *model) tea.Cmd {
-			if m.ed.BeforeCursor() == before && m.topDialog() == nil {
+			if m.ed.BeforeCursor() == before && m.keyDialog() == nil {
 				m.complete = c
 			}
 			return nil

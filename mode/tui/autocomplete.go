@@ -114,7 +114,7 @@ func (m *model) providerCompletion(chain ext.AutocompleteProvider, force bool) {
 			}
 		}
 		x.send(extMsg(func(m *model) tea.Cmd {
-			if m.ac.seq != seq || m.ed.Text() != full || m.ed.BeforeCursor() != before || m.topDialog() != nil {
+			if m.ac.seq != seq || m.ed.Text() != full || m.ed.BeforeCursor() != before || m.keyDialog() != nil {
 				return nil
 			}
 			m.complete = &completion{kind: "provider", prefix: s.Prefix, items: items, req: req}

@@ -77,6 +77,192 @@ type compHandle struct {
 	doneFn func(v any) // nil for widgets, footers, headers
 	cols   *atomic.Int64
 	rows   *atomic.Int64
+	ctl    *overlayCtl // an overlay's controls, nil otherwise
+}
+
+// overlayCompHandle is an overlay's ComponentHandle: it is its ext.OverlayHandle too.
+type overlayCompHandle struct {
+	*compHandle
+	*overlayCtl
+}
+
+// overlayCtl implements ext.OverlayHandle for one overlay. Its calls queue in order and run on
+// the UI goroutine (never waiting for it: a component may call them from HandleInput) once the
+// overlay is shown; hidden and focused mirror the dialog's state for the getters.
+type overlayCtl struct {
+	x        *extUI
+	mu       sync.Mutex
+	d        *customDialog
+	queue    []func(m *model, d *customDialog)
+	draining bool // a drain message is on its way
+	hidden   atomic.Bool
+	focused  atomic.Bool
+}
+
+// bind attaches the shown dialog and runs the calls made before (on the UI goroutine).
+func (o *overlayCtl) bind(m *model, d *customDialog) {
+	d.ctl = o
+	o.mu.Lock()
+	o.d = d
+	o.mu.Unlock()
+	o.drain(m)
+}
+
+// drain runs the queued calls (on the UI goroutine).
+func (o *overlayCtl) drain(m *model) {
+	o.mu.Lock()
+	q, d := o.queue, o.d
+	o.queue = nil
+	o.draining = false
+	o.mu.Unlock()
+	for _, fn := range q {
+		if !d.closed {
+			fn(m, d)
+		}
+	}
+}
+
+func (o *overlayCtl) do(fn func(m *model, d *customDialog)) {
+	o.mu.Lock()
+	o.queue = append(o.queue, fn)
+	send := o.d != nil && !o.draining
+	if send {
+		o.draining = true
+	}
+	o.mu.Unlock()
+	if send {
+		go o.x.send(extMsg(func(m *model) tea.Cmd { o.drain(m); return nil }))
+	}
+}
+
+// Hide implements ext.OverlayHandle.
+func (o *overlayCtl) Hide() {
+	o.do(func(m *model, d *customDialog) {
+		d.close()
+		m.popDone()
+	})
+}
+
+// SetHidden implements ext.OverlayHandle.
+func (o *overlayCtl) SetHidden(hidden bool) {
+	o.hidden.Store(hidden)
+	o.do(func(m *model, d *customDialog) {
+		if d.hidden == hidden {
+			return
+		}
+		d.hidden = hidden
+		if !hidden && (d.opts == nil || !d.opts.NonCapturing) {
+			d.capture = true
+			m.raise(d)
+		}
+	})
+}
+
+// IsHidden implements ext.OverlayHandle.
+func (o *overlayCtl) IsHidden() bool { return o.hidden.Load() }
+
+// Focus implements ext.OverlayHandle.
+func (o *overlayCtl) Focus() {
+	o.do(func(m *model, d *customDialog) {
+		if !m.overlayShown(d) {
+			return
+		}
+		d.capture = true
+		m.raise(d)
+	})
+}
+
+// Unfocus implements ext.OverlayHandle.
+func (o *overlayCtl) Unfocus() {
+	o.do(func(_ *model, d *customDialog) { d.capture = false })
+}
+
+// IsFocused implements ext.OverlayHandle.
+func (o *overlayCtl) IsFocused() bool { return o.focused.Load() }
+
+var _ ext.OverlayHandle = overlayCompHandle{}
+
+// raise moves d to the top of the dialog stack (drawn last, first for keys).
+func (m *model) raise(d component.Dialog) {
+	for i, x := range m.dialogs {
+		if x == d {
+			m.dialogs = append(append(m.dialogs[:i:i], m.dialogs[i+1:]...), d)
+			return
+		}
+	}
+}
+
+// overlayShown reports whether overlay d draws at the current size: not hidden by its handle,
+// by its live options or by its visible() test.
+func (m *model) overlayShown(d *customDialog) bool {
+	if d.closed || d.hidden {
+		return false
+	}
+	_, ok := m.overlayOpts(d, max(m.width, 10), m.height)
+	return ok
+}
+
+// overlayOpts are overlay d's placement for a w×h screen; false when it draws nothing.
+func (m *model) overlayOpts(d *customDialog, w, h int) (*ext.OverlayOptions, bool) {
+	opts := d.opts
+	if lo, ok := d.c.(ext.LiveOverlay); ok {
+		live, hidden := lo.LiveOverlayOptions()
+		if hidden {
+			return nil, false
+		}
+		if live != nil {
+			opts = live
+		}
+	}
+	if opts == nil {
+		opts = &ext.OverlayOptions{}
+	}
+	if opts.Visible != nil && !opts.Visible(w, h) {
+		return nil, false
+	}
+	return opts, true
+}
+
+// keyDialog is the dialog that gets the keys: the topmost one that is not an overlay, or an
+// overlay that is shown and captures; nil leaves them to the editor (tui.md §7.5).
+func (m *model) keyDialog() component.Dialog {
+	for i := len(m.dialogs) - 1; i >= 0; i-- {
+		d, ok := m.dialogs[i].(*customDialog)
+		if !ok || !d.overlay {
+			return m.dialogs[i]
+		}
+		if d.capture && m.overlayShown(d) {
+			return d
+		}
+	}
+	return nil
+}
+
+// syncFocus tells the components whether they have the keys (ext.Focusable) and mirrors it for
+// the overlay handles.
+func (m *model) syncFocus() {
+	key := m.keyDialog()
+	redraw := false
+	for _, dl := range m.dialogs {
+		d, ok := dl.(*customDialog)
+		if !ok || d.closed {
+			continue
+		}
+		f := dl == key
+		if d.ctl != nil {
+			d.ctl.focused.Store(f)
+		}
+		if f != d.focused {
+			d.focused = f
+			if fc, ok := d.c.(ext.Focusable); ok {
+				fc.SetFocused(f)
+				redraw = true
+			}
+		}
+	}
+	if redraw {
+		m.ext.requestRender() // the frame just drawn showed the old state
+	}
 }
 
 func (h *compHandle) RequestRender() { h.x.requestRender() }
@@ -94,7 +280,8 @@ func (x *extUI) handle(done func(any)) *compHandle {
 }
 
 // customDialog is a ctx.ui.custom component in the editor slot or, with overlay set, floating
-// over the screen; either way it has the keyboard while shown.
+// over the screen. In the slot it has the keyboard while shown; an overlay has it while it is
+// visible and captures (overlay focus, tui.md §7.5: m.keyDialog).
 type customDialog struct {
 	c       ext.Component
 	overlay bool
@@ -102,6 +289,15 @@ type customDialog struct {
 	closed  bool
 	onClose func() // called once on the UI goroutine when it closes
 	editor  bool   // a custom editor (setEditorComponent, customeditor.go)
+	// hidden is OverlayHandle.SetHidden's state; capture says the overlay takes the keys when it
+	// is the topmost visible one (not nonCapturing, or focused with Focus; Unfocus clears it).
+	hidden  bool
+	capture bool
+	// focused is what the component was last told (ext.Focusable); ctl mirrors the overlay's
+	// state for its handle.
+	focused bool
+	ctl     *overlayCtl
+	lastW   int // the width the overlay was last drawn at
 }
 
 func (d *customDialog) Render(width int) []string {
@@ -177,17 +373,23 @@ func (x *extUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts e
 		// Done is often called on the UI goroutine (from HandleInput): never wait for the loop.
 		go x.send(extMsg(func(m *model) tea.Cmd { closeShown(m); return nil }))
 	})
+	var hh ext.ComponentHandle = h
+	if opts.Overlay {
+		h.ctl = &overlayCtl{x: x}
+		hh = overlayCompHandle{h, h.ctl}
+	}
 	x.send(extMsg(func(m *model) tea.Cmd {
 		if ctx.Err() != nil {
 			finish(result{})
 			return nil
 		}
-		c := factory(h)
+		c := factory(hh)
 		if c == nil {
 			finish(result{})
 			return nil
 		}
 		d := &customDialog{c: c, overlay: opts.Overlay, opts: opts.OverlayOptions, onClose: func() { finish(result{}) }}
+		d.capture = !opts.Overlay || opts.OverlayOptions == nil || !opts.OverlayOptions.NonCapturing
 		dmu.Lock()
 		shown = d
 		dmu.Unlock()
@@ -199,6 +401,12 @@ func (x *extUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts e
 		default:
 		}
 		m.ShowDialog(d)
+		if h.ctl != nil {
+			h.ctl.bind(m, d)
+			if opts.OnHandle != nil {
+				go opts.OnHandle(hh.(ext.OverlayHandle))
+			}
+		}
 		return nil
 	}))
 	select {
@@ -338,26 +546,17 @@ func (m *model) slotDialog() component.Dialog {
 func (m *model) drawOverlays(lines []string, w, h int) []string {
 	for _, dl := range m.dialogs {
 		d, ok := dl.(*customDialog)
-		if !ok || !d.overlay || d.closed {
+		if !ok || !d.overlay || d.closed || d.hidden {
 			continue
 		}
-		opts := d.opts
-		if lo, ok := d.c.(ext.LiveOverlay); ok {
-			live, hidden := lo.LiveOverlayOptions()
-			if hidden {
-				continue
-			}
-			if live != nil {
-				opts = live
-			}
+		if opts, ok := m.overlayOpts(d, w, h); ok {
+			lines = placeOverlay(lines, d, opts, w, h)
+		} else if _, live := d.c.(ext.LiveOverlay); live && d.lastW > 0 {
+			// A host overlay learns whether it is visible when it renders: keep asking (a
+			// render at an unchanged size costs nothing), so it comes back when visible()
+			// says so again.
+			d.c.Render(d.lastW)
 		}
-		if opts == nil {
-			opts = &ext.OverlayOptions{}
-		}
-		if opts.Visible != nil && !opts.Visible(w, h) {
-			continue
-		}
-		lines = placeOverlay(lines, d, opts, w, h)
 	}
 	return lines
 }
@@ -390,6 +589,7 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 	ow := size(o.Width, w, min(80, availW))
 	ow = max(ow, o.MinWidth)
 	ow = min(max(ow, 1), availW)
+	d.lastW = ow
 	body := clipLines(d.c.Render(ow), ow)
 	oh := min(len(body), size(o.MaxHeight, h, availH), availH)
 	if oh <= 0 {

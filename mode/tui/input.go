@@ -44,7 +44,7 @@ type (
 // onKey routes a key press: the shown dialog gets every key; otherwise the precedence of tui.md
 // §4.4 — extension shortcuts, interrupt, exit, app actions, the completion list, submit, editor.
 func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
-	if d := m.topDialog(); d != nil {
+	if d := m.keyDialog(); d != nil {
 		// A custom editor is the editor: extension shortcuts come first (tui.md §4.4).
 		if cd, ok := d.(*customDialog); ok && cd.editor {
 			if press := keys.Press(k); hasShortcut(m, press) {

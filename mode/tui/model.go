@@ -123,7 +123,7 @@ func newModel(ctx context.Context, rt *session.Runtime, th *theme.Theme, km *key
 		spinFrames: spinnerFrames, spinEvery: spinnerInterval,
 	}
 	if o.Width > 0 {
-		m.width, m.height = o.Width, o.Height
+		m.setSize(o.Width, o.Height)
 	}
 	m.chat = chat.New(chat.Env{Theme: th, MD: chat.NewMarkdown(th), Keys: km, Home: home})
 	m.ed = editor.New(km)
@@ -277,10 +277,18 @@ func (m *model) restoreTerminal() {
 	}
 	_ = m.tty.makeRaw()
 	if w, h, ok := m.tty.size(); ok {
-		m.width, m.height = w, h
+		m.setSize(w, h)
 		m.scr.Resize(w, h)
 	}
 	_ = m.startScreen()
+}
+
+// setSize records the terminal's size, for the screen and for the extension components
+// (ComponentHandle.Size, an overlay's visible(width, height)).
+func (m *model) setSize(w, h int) {
+	m.width, m.height = w, h
+	m.ext.cols.Store(int64(w))
+	m.ext.rows.Store(int64(h))
 }
 
 func (m *model) update(msg tea.Msg) tea.Cmd {
@@ -289,9 +297,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		if msg.Width <= 0 || msg.Height <= 0 {
 			return nil // Bubble Tea's own start-up size when it does not own the terminal
 		}
-		m.width, m.height = msg.Width, msg.Height
-		m.ext.cols.Store(int64(msg.Width))
-		m.ext.rows.Store(int64(msg.Height))
+		m.setSize(msg.Width, msg.Height)
 		if m.scr != nil {
 			m.scr.Resize(msg.Width, msg.Height)
 		}
@@ -356,7 +362,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case extMsg:
 		return msg(m)
 	case tea.PasteMsg:
-		if d := m.topDialog(); d != nil {
+		if d := m.keyDialog(); d != nil {
 			if p, ok := d.(component.Paster); ok {
 				cmd := p.HandlePaste(msg.Content)
 				m.popDone()
@@ -392,12 +398,17 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	}
-	if d := m.topDialog(); d != nil {
+	// Timer ticks and loads belong to one dialog each, which need not be the top one (an overlay
+	// may float above it): every dialog sees the message and takes its own.
+	var cmds []tea.Cmd
+	for _, d := range append([]component.Dialog(nil), m.dialogs...) {
 		if u, ok := d.(component.Updater); ok {
-			cmd := u.Update(msg)
-			m.popDone()
-			return cmd
+			cmds = append(cmds, u.Update(msg))
 		}
+	}
+	if len(cmds) > 0 {
+		m.popDone()
+		return tea.Batch(cmds...)
 	}
 	return nil
 }
@@ -422,13 +433,6 @@ func (m *model) ensureSpinner() tea.Cmd {
 func (m *model) spinTick() tea.Cmd {
 	gen := m.spinGen
 	return tea.Tick(m.spinEvery, func(time.Time) tea.Msg { return spinMsg{gen} })
-}
-
-func (m *model) topDialog() component.Dialog {
-	if len(m.dialogs) == 0 {
-		return nil
-	}
-	return m.dialogs[len(m.dialogs)-1]
 }
 
 // popDone removes finished dialogs from the top of the stack.
@@ -555,6 +559,7 @@ func (m *model) frame() screen.Frame {
 	}
 	lines = append(lines, dock...)
 	lines = m.drawOverlays(lines, w, h)
+	m.syncFocus()
 	f := screen.Frame{Lines: lines, Title: m.windowTitle()}
 	if curOK && slotTop+curRow >= 0 {
 		f.Cursor, f.CursorRow, f.CursorCol = true, th+slotTop+curRow, curCol

@@ -189,7 +189,7 @@ func (u *UI) start(cwd, modelLabel string) error {
 	u.cleanup = append(u.cleanup, tt.restore)
 	m.tty = tt
 	m.scr = screen.New(tt.out, tt.width, tt.height)
-	m.width, m.height = tt.width, tt.height
+	m.setSize(tt.width, tt.height)
 	if err := m.startScreen(); err != nil {
 		return err
 	}

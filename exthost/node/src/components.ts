@@ -23,6 +23,13 @@ interface Entry {
 	/** the Go side dropped it or it closed */
 	closed: boolean;
 	onDispose?: () => void;
+	/** the core has the component (its ui.custom request was sent) */
+	opened?: boolean;
+	/** OverlayHandle calls made before it was opened, sent once it is */
+	controls?: string[];
+	/** setHidden's state, and whether the core last said it has the keys */
+	hidden?: boolean;
+	focused?: boolean;
 }
 
 const table = new Map<number, Entry>();
@@ -103,11 +110,12 @@ function makeTui(e: Entry, ctx: number, theme: () => any): any {
 		// tui.showOverlay(component, options): the component floats through the same channel.
 		showOverlay: (component: any, options?: any) => {
 			let closeIt: () => void = () => {};
-			const handle = mountCustom(ctx, () => component, { overlay: true, overlayOptions: options }, theme, (close) => (closeIt = close));
+			let entry: Entry | undefined;
+			const p = mountCustom(ctx, () => component, { overlay: true, overlayOptions: options }, theme, (close) => (closeIt = close), (en) => (entry = en));
 			const o = { close: () => closeIt() };
 			overlays.push(o);
-			void handle.catch(() => undefined);
-			return overlayHandle(() => {
+			void p.catch(() => undefined);
+			return overlayHandle(entry!, () => {
 				const i = overlays.indexOf(o);
 				if (i >= 0) overlays.splice(i, 1);
 				o.close();
@@ -119,22 +127,45 @@ function makeTui(e: Entry, ctx: number, theme: () => any): any {
 	return tui;
 }
 
-/** overlayHandle is the OverlayHandle of a host component: hide() closes it. */
-function overlayHandle(close: () => void): any {
-	let hidden = false;
+/** control sends an OverlayHandle call to the core (`ui.component.control`), or keeps it until the component is opened. */
+function control(e: Entry, action: string): void {
+	if (e.closed) return;
+	if (!e.opened) (e.controls ??= []).push(action);
+	else notify("ui.component.control", { component: e.id, action });
+}
+
+/** opened marks e as held by the core and sends the handle calls made before. */
+function openedEntry(e: Entry): void {
+	e.opened = true;
+	for (const a of e.controls?.splice(0) ?? []) notify("ui.component.control", { component: e.id, action: a });
+}
+
+/**
+ * overlayHandle is pi-tui's OverlayHandle of a host overlay: hide() closes it; setHidden, focus
+ * and unfocus reach the core (ui.component.control), which owns focus. isFocused is what the
+ * core said at the last render, updated at once by this handle's own focus/unfocus calls.
+ */
+function overlayHandle(e: Entry, close: () => void): any {
 	return {
-		hide: () => {
-			hidden = true;
-			close();
-		},
+		hide: () => close(),
 		setHidden: (h: boolean) => {
-			if (h) close();
-			hidden = h;
+			const hidden = h === true;
+			if (e.hidden === hidden) return;
+			e.hidden = hidden;
+			if (hidden) e.focused = false;
+			control(e, hidden ? "hide" : "show");
 		},
-		isHidden: () => hidden,
-		focus: () => {},
-		unfocus: () => {},
-		isFocused: () => !hidden,
+		isHidden: () => e.hidden === true,
+		focus: () => {
+			if (e.hidden) return;
+			e.focused = true;
+			control(e, "focus");
+		},
+		unfocus: () => {
+			e.focused = false;
+			control(e, "unfocus");
+		},
+		isFocused: () => !e.closed && e.focused === true,
 	};
 }
 
@@ -176,10 +207,11 @@ function currentOverlayOptions(e: Entry): any {
  * component (the user or client dismissed it, the UI ended). done(value) closes it from here.
  * onClose receives the function that closes it from outside (tui.hideOverlay).
  */
-export function mountCustom(ctx: number, factory: Fn, opts: any, theme: () => any, onClose?: (close: () => void) => void): Promise<any> {
+export function mountCustom(ctx: number, factory: Fn, opts: any, theme: () => any, onClose?: (close: () => void) => void, onEntry?: (e: Entry) => void): Promise<any> {
 	const signal: AbortSignal | undefined = opts?.signal;
-	if (signal?.aborted) return Promise.reject(signal.reason);
 	const e: Entry = { id: nextId++, comp: undefined, columns: 80, rows: 24, scheduled: false, overlay: opts?.overlay === true, overlayOptions: opts?.overlayOptions, closed: false };
+	onEntry?.(e);
+	if (signal?.aborted) return Promise.reject(signal.reason);
 	return new Promise((resolve, reject) => {
 		let settled = false;
 		let opened = false;
@@ -209,10 +241,14 @@ export function mountCustom(ctx: number, factory: Fn, opts: any, theme: () => an
 				if (!comp || typeof comp.render !== "function") throw new TypeError("ctx.ui.custom: the factory did not return a component (an object with render(width))");
 				e.comp = comp;
 				table.set(e.id, e);
-				if (e.overlay && typeof opts?.onHandle === "function") opts.onHandle(overlayHandle(() => done(undefined)));
 				opened = true;
+				// A capturing overlay has the keys once shown (until the core says otherwise).
+				e.focused = !e.overlay || currentOverlayOptions(e)?.nonCapturing !== true;
 				const wire = e.overlay ? wireOverlayOptions(currentOverlayOptions(e)) : undefined;
-				requestCancellable("ui.custom", { ctx, component: e.id, overlay: e.overlay, overlayOptions: wire }, { signal }).then(
+				const req = requestCancellable("ui.custom", { ctx, component: e.id, overlay: e.overlay, overlayOptions: wire }, { signal });
+				openedEntry(e);
+				if (e.overlay && typeof opts?.onHandle === "function") opts.onHandle(overlayHandle(e, () => done(undefined)));
+				req.then(
 					() => finish(true, undefined),
 					// Aborted: reject with the signal's reason (Atomic's custom({signal})); any other
 					// failure (the host is going away) resolves undefined rather than hang.
@@ -273,11 +309,18 @@ function stringLines(lines: unknown): string[] {
  * A component closed meanwhile (done, dismissed, replaced) answers {closed: true}: the core's
  * render raced with the close, which is no error.
  */
-export function render(p: { component: number; width: number; rows?: number; columns?: number }): unknown {
+export function render(p: { component: number; width: number; rows?: number; columns?: number; focused?: boolean }): unknown {
 	const e = table.get(p.component);
 	if (!e?.comp) return { lines: [], closed: true };
 	e.columns = p.columns ?? p.width;
 	if (p.rows) e.rows = p.rows;
+	// pi-tui sets focused on a Focusable (a component with a focused property) that has the keys.
+	e.focused = p.focused === true;
+	if (e.comp && typeof e.comp === "object" && "focused" in e.comp) {
+		try {
+			e.comp.focused = e.focused;
+		} catch {}
+	}
 	const out: Record<string, unknown> = { lines: stringLines(e.comp.render(Math.max(1, p.width | 0))) };
 	if (e.overlay) {
 		const o = currentOverlayOptions(e);

@@ -54,6 +54,9 @@ func extension(api ext.API) error {
 	if err := registerHostNative(api); err != nil {
 		return err
 	}
+	if err := registerOverlay(api); err != nil {
+		return err
+	}
 	return api.RegisterCommand("gochrome", ext.Command{Description: "a Go footer and widget", Handler: func(ctx context.Context, c ext.CommandContext, args string) error {
 		ext.SetFooterComponent(c.UI(), func(ext.ComponentHandle) ext.Component { return ext.Lines{"GO-FOOTER"} })
 		ext.SetWidgetComponent(c.UI(), "gw", func(ext.ComponentHandle) ext.Component { return ext.Lines{"GO-WIDGET"} }, ext.WidgetBelowEditor)

@@ -637,16 +637,51 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 		}
 		base := lines[r]
 		left := component.Pad(ansi.Truncate(base, col, ""), col)
-		right := ansi.TruncateLeft(base, col+ow, "")
+		right := cellsFrom(base, col+ow)
 		lines[r] = left + "\x1b[0m" + component.Pad(l, ow) + "\x1b[0m" + right
 	}
 	return lines
 }
 
-// clipLines cuts every line to width cells.
+// cellsFrom is what s shows from cell from on, exactly as wide as that: a wide character cut by
+// the boundary (an overlay's right edge over CJK text or an emoji) becomes a space, so the rest
+// of the line stays in its columns.
+func cellsFrom(s string, from int) string {
+	want := component.Width(s) - from
+	if want <= 0 {
+		return ""
+	}
+	right := ansi.TruncateLeft(s, from, "")
+	if component.Width(right) > want {
+		right = ansi.TruncateLeft(s, from+1, "")
+	}
+	if n := want - component.Width(right); n > 0 {
+		right = strings.Repeat(" ", n) + right
+	}
+	return right
+}
+
+// Markers extension components embed that take no cell (tui.md §8.1, §7.5): pi-tui's
+// CURSOR_MARKER, which a focused Input or Editor puts before its cursor (an APC ended by BEL,
+// which a width count following ECMA-48 would take to run to the end of the line, and which
+// terminals that wait for ST swallow text after), and Atomic's OVERLAY_ACTIVE_ROW_MARKER.
+const (
+	cursorMarker    = "\x1b_pi:c\x07"
+	activeRowMarker = "\x1b_atomic:active\x1b\\"
+)
+
+// clipLines makes a component's lines safe to draw: the zero-width markers are removed, a tab
+// becomes three spaces (pi-tui's visibleWidth counts a tab as 3), and every line is cut to width
+// cells, counted per grapheme (wide East Asian characters and emoji sequences take 2).
 func clipLines(lines []string, width int) []string {
 	out := make([]string, len(lines))
 	for i, l := range lines {
+		if strings.Contains(l, "\x1b_") {
+			l = strings.ReplaceAll(strings.ReplaceAll(l, cursorMarker, ""), activeRowMarker, "")
+		}
+		if strings.Contains(l, "\t") {
+			l = strings.ReplaceAll(l, "\t", "   ")
+		}
 		out[i] = component.Truncate(l, width, "")
 	}
 	return out

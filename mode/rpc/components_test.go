@@ -169,7 +169,8 @@ func TestRPCCustomComponent(t *testing.T) {
 	logMu.Lock()
 	defer logMu.Unlock()
 	for _, l := range logged {
-		if strings.Contains(l, "component") {
+		// The slow-load warning names the file (components.ts) on a loaded machine: not this.
+		if strings.Contains(l, "component") && !strings.Contains(l, "has blocked the host") {
 			t.Fatalf("host warning after the component closed: %q", l)
 		}
 	}

@@ -65,6 +65,21 @@ type AutocompleteUI interface {
 	AddAutocompleteProvider(factory AutocompleteFactory)
 }
 
+// ExtensionUIResetter is implemented by a UI that keeps what extensions registered in it across
+// calls (the terminal UI's autocomplete chain): the session calls ResetExtensionUI when it
+// replaces or reloads its extensions, after the old ones shut down and before the new ones
+// start, so what they register again is not stacked on the old (pi's resetExtensionUI).
+type ExtensionUIResetter interface {
+	ResetExtensionUI()
+}
+
+// ResetExtensionUI calls ui's ResetExtensionUI when it has one.
+func ResetExtensionUI(ui UI) {
+	if r, ok := UIAs[ExtensionUIResetter](ui); ok {
+		r.ResetExtensionUI()
+	}
+}
+
 // AddAutocompleteProvider stacks a provider on ui's completion; without an editor that
 // completes (print, JSON and RPC mode) it does nothing but report at debug level.
 func AddAutocompleteProvider(ui UI, factory AutocompleteFactory) {

@@ -196,6 +196,8 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	old.agent.Abort()
 	_ = old.agent.Wait(ctx)
 	old.Shutdown(ctx, reason, target)
+	// What the old extensions registered in the UI (autocomplete providers) goes with them.
+	ext.ResetExtensionUI(rt.base.UI)
 	if st == nil {
 		if st, err = inPlace(old); err != nil {
 			rt.restart(ctx, old)

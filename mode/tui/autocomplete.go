@@ -51,7 +51,18 @@ func (x *extUI) AddAutocompleteProvider(factory ext.AutocompleteFactory) {
 	x.mu.Unlock()
 }
 
-var _ ext.AutocompleteUI = (*extUI)(nil)
+// ResetExtensionUI implements ext.ExtensionUIResetter: the providers of the extensions being
+// replaced are dropped; the new ones stack on the built-in completion again.
+func (x *extUI) ResetExtensionUI() {
+	x.mu.Lock()
+	x.surf.ac = nil
+	x.mu.Unlock()
+}
+
+var (
+	_ ext.AutocompleteUI      = (*extUI)(nil)
+	_ ext.ExtensionUIResetter = (*extUI)(nil)
+)
 
 // editorRequest is the editor's state as providers see it.
 func (m *model) editorRequest(force bool) ext.AutocompleteRequest {

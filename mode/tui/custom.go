@@ -467,6 +467,29 @@ func (x *extUI) SetHeaderComponent(factory ext.ComponentFactory) {
 
 var _ ext.ComponentUI = (*extUI)(nil)
 
+// invalidateComponents tells every live extension component that its cached rendering is stale
+// (the theme changed, tui.md §5.3): custom components and overlays, the custom editor, component
+// widgets, the footer and the header draw again with the new theme.
+func (m *model) invalidateComponents() {
+	for _, dl := range m.dialogs {
+		if d, ok := dl.(*customDialog); ok && !d.closed {
+			d.c.Invalidate()
+		}
+	}
+	for _, w := range m.widgets {
+		if w.comp != nil {
+			w.comp.Invalidate()
+		}
+	}
+	if m.comps.footer != nil {
+		m.comps.footer.Invalidate()
+	}
+	if m.comps.header != nil {
+		m.comps.header.c.Invalidate()
+		m.chat.Touch(m.comps.header)
+	}
+}
+
 // pruneEnded removes the widgets, footer and header whose extension host dropped them
 // (ext.Ender), restoring the built-in footer and header.
 func (m *model) pruneEnded() {

@@ -687,6 +687,7 @@ func (m *model) SetTheme(t *theme.Theme) {
 	m.chat.Env.Theme = t
 	m.chat.Env.MD = chat.NewMarkdown(t)
 	m.chat.Invalidate()
+	m.invalidateComponents()
 }
 
 // Quit aborts any run and ends the program; the caller shuts the session down after the terminal

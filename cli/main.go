@@ -592,13 +592,14 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 	return m, thinking, err
 }
 
-// tools returns the active built-in tools per --tools / --no-tools, and every built-in (which
-// extensions may activate with setActiveTools).
+// tools returns the active built-in tools per --tools / --no-tools / --no-builtin-tools, and
+// every built-in (which extensions may activate with setActiveTools). An explicit --tools list
+// wins over the two --no-* flags, as in Atomic and pi (the flags only change the default set).
 func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active, all []tool.Tool) {
 	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}, Read: tool.ReadOptions{ImageResizer: resizer}})
 	allNames := tool.Names(set)
 	all = tool.Select(set, allNames)
-	if o.NoTools || o.NoBuiltinTools {
+	if o.Tools == "" && (o.NoTools || o.NoBuiltinTools) {
 		return nil, all
 	}
 	names := tool.DefaultNames

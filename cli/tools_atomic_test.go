@@ -177,3 +177,14 @@ func TestTSCreateSearchTool(t *testing.T) {
 	p.requestHas(0, `"name":"ext_search"`, `"skip"`)
 	p.requestHas(1, `# sub/\n[sub/n.txt#`, `*2:NEEDLE`)
 }
+
+// --tools chooses the built-ins even with --no-builtin-tools, which only empties the default set
+// (Atomic's createAgentSession: the allowlist comes first).
+func TestNoBuiltinToolsWithToolsList(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{{Text: "a"}, {Text: "b"}})
+	p.print("--no-session", "--no-builtin-tools", "--tools", "search", "-p", "hi")
+	p.requestHas(0, `"name":"search"`)
+	p.requestLacks(0, `"name":"read"`, `"name":"bash"`)
+	p.print("--no-session", "--no-builtin-tools", "-p", "hi")
+	p.requestLacks(1, `"name":"search"`, `"name":"read"`)
+}

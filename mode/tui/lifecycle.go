@@ -51,8 +51,7 @@ func (x *extUI) SetWorkingIndicator(ind *ext.WorkingIndicator) {
 		if every > 0 {
 			m.spinEvery = every
 		}
-		m.spinGen++ // a running tick of the old indicator stops
-		m.spinning = false
+		m.stopSpinner() // the next update starts it again with the new indicator
 		return nil
 	}))
 }

@@ -73,9 +73,11 @@ type model struct {
 	spinFrames    []string
 	spinEvery     time.Duration
 	spinFrame     int
-	spinGen       int
 	spinning      bool
-	prompts       []string // startup prompts still to send
+	spinDue       time.Time   // when the spinner shows its next frame
+	spinTimer     *time.Timer // paints the spinner when no other frame does (armSpinner)
+	lastBusyPaint time.Time   // the last frame painted for anything but the spinner
+	prompts       []string    // startup prompts still to send
 	pending       []pendingItem
 	bash          *chat.BashBlock
 	bashCancel    context.CancelFunc
@@ -209,15 +211,22 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.shutdownDue() {
 		cmd = tea.Batch(cmd, m.Quit())
 	}
-	return m, tea.Batch(cmd, m.ensureSpinner(), m.schedulePaint(msg))
+	m.ensureSpinner()
+	return m, tea.Batch(cmd, m.schedulePaint(msg))
 }
+
+// frameSlack is how much sooner than frameInterval after the last frame an update still paints at
+// once. Batches of streamed events come a frame apart, but each a little early or late; without
+// the slack half of them would wait on a timer of their own for the last microseconds of the
+// interval, a wakeup and a goroutine each. Frames stay at least 25 ms apart (tui.md §9.3: ≥16).
+const frameSlack = frameInterval / 4
 
 // paintMsg asks for a frame that was held back by the frame interval.
 type paintMsg struct{}
 
 // schedulePaint paints the screen after an update: at once for input (a typed key shows within
-// the frame it was typed in) and when the last frame is older than frameInterval, otherwise once
-// the interval has passed. Bursts of updates coalesce into one frame.
+// the frame it was typed in) and when the last frame is older than frameInterval (less
+// frameSlack), otherwise once the interval has passed. Bursts of updates coalesce into one frame.
 func (m *model) schedulePaint(msg tea.Msg) tea.Cmd {
 	if m.scr == nil || m.quitting {
 		return nil
@@ -228,12 +237,16 @@ func (m *model) schedulePaint(msg tea.Msg) tea.Cmd {
 	now := time.Now()
 	since := now.Sub(m.lastPaint)
 	switch msg.(type) {
-	case tea.KeyPressMsg, tea.PasteMsg, tea.WindowSizeMsg, tea.MouseWheelMsg, paintMsg:
+	case tea.KeyPressMsg, tea.PasteMsg, tea.WindowSizeMsg, tea.MouseWheelMsg, paintMsg, spinMsg:
 		since = frameInterval
 	}
-	if since >= frameInterval {
+	if since >= frameInterval-frameSlack {
+		if _, spin := msg.(spinMsg); !spin {
+			m.lastBusyPaint = now
+		}
 		m.paint()
 		m.lastPaint = now
+		m.armSpinner(now)
 		return nil
 	}
 	if m.paintPending {
@@ -243,10 +256,18 @@ func (m *model) schedulePaint(msg tea.Msg) tea.Cmd {
 	return tea.Tick(frameInterval-since, func(time.Time) tea.Msg { return paintMsg{} })
 }
 
-// paint writes the current frame's changes to the terminal.
+// paint writes the current frame's changes to the terminal, with the spinner's next frame when
+// it is due.
 func (m *model) paint() {
 	if m.scr == nil {
 		return
+	}
+	if now := time.Now(); m.spinning && !now.Before(m.spinDue) {
+		m.spinFrame++
+		m.spinDue = m.spinDue.Add(m.spinEvery)
+		if !m.spinDue.After(now) {
+			m.spinDue = now.Add(m.spinEvery)
+		}
 	}
 	_, _ = m.scr.Paint(m.frame())
 }
@@ -316,11 +337,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case spinMsg:
-		if msg.gen != m.spinGen || !m.spinning {
-			return nil
-		}
-		m.spinFrame++
-		return m.spinTick()
+		return nil // schedulePaint paints at once; paint advances the spinner
 	case promptDoneMsg:
 		m.prompting = false
 		if msg.err != nil && m.ctx.Err() == nil {
@@ -413,26 +430,52 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-type spinMsg struct{ gen int }
+// spinMsg asks for a frame because the spinner is due and no other frame showed it.
+type spinMsg struct{}
 
-// ensureSpinner starts or stops the spinner timer with the working state: no timer runs while
-// nothing animates, so an idle screen writes nothing (tui.md §9.3).
-func (m *model) ensureSpinner() tea.Cmd {
+// ensureSpinner starts or stops the spinner with the working state: no timer runs while nothing
+// animates, so an idle screen writes nothing (tui.md §9.3).
+func (m *model) ensureSpinner() {
 	want := m.working() && !m.workingHidden && len(m.spinFrames) > 1 && m.spinEvery > 0
 	if want == m.spinning {
-		return nil
+		return
 	}
 	m.spinning = want
-	m.spinGen++
 	if !want {
-		return nil
+		m.stopSpinner()
+		return
 	}
-	return m.spinTick()
+	now := time.Now()
+	m.spinDue = now.Add(m.spinEvery)
+	m.armSpinner(now)
 }
 
-func (m *model) spinTick() tea.Cmd {
-	gen := m.spinGen
-	return tea.Tick(m.spinEvery, func(time.Time) tea.Msg { return spinMsg{gen} })
+// stopSpinner stops the spinner's timer; ensureSpinner starts it again when work is shown.
+func (m *model) stopSpinner() {
+	m.spinning = false
+	if m.spinTimer != nil {
+		m.spinTimer.Stop()
+	}
+}
+
+// armSpinner sets the spinner's timer after a frame painted at now. The spinner advances on any
+// frame painted once it is due (paint), so while a stream paints a frame every frameInterval its
+// timer is given one frame of grace past the due time and never fires: a streamed answer's
+// frames carry the spinner, with no wakeup of its own. Without other frames it fires when due.
+func (m *model) armSpinner(now time.Time) {
+	if !m.spinning || m.quitting || m.ext == nil {
+		return
+	}
+	d := m.spinDue.Sub(now)
+	if now.Sub(m.lastBusyPaint) < 2*frameInterval {
+		d += frameInterval
+	}
+	if m.spinTimer == nil {
+		x := m.ext
+		m.spinTimer = time.AfterFunc(d, func() { x.send(spinMsg{}) })
+		return
+	}
+	m.spinTimer.Reset(d)
 }
 
 // popDone removes finished dialogs from the top of the stack.
@@ -694,6 +737,7 @@ func (m *model) SetTheme(t *theme.Theme) {
 // is restored.
 func (m *model) Quit() tea.Cmd {
 	m.quitting = true
+	m.stopSpinner()
 	if m.rt != nil {
 		m.rt.Session().Abort()
 	}

@@ -8,8 +8,8 @@
 #      for `echo fake-model` and for `atomic --version`
 #   6. the stream's floors: a Go program (bench/streamfloor) that only receives the same 2,000
 #      deltas with atomic's SSE client (llm/sse), its CPU: reading each delta as it arrives (one
-#      wakeup per delta: ~60-100 us of CPU each on a Firecracker VM), and reading in batches of
-#      16 ms as the interactive mode does (sse.Call.ReadInterval, tui.StreamReadInterval): the
+#      wakeup per delta: ~60-100 us of CPU each on a Firecracker VM), and reading once a frame
+#      (33 ms) as the interactive mode does (sse.Call.ReadInterval, tui.StreamReadInterval): the
 #      coalesced floor, the one atomic's number compares with
 #   4. bytes written to the terminal in 5 s idle (tmux pipe-pane)
 #   5. RSS (VmRSS) with the 10,000-message session open, before and after the stream
@@ -211,11 +211,11 @@ run_floor() {
 	echo "$(python3 "$tmp/ff.py" "$footer_text" /bin/echo "$footer_text") $(python3 "$tmp/ff.py" 0.1 "$tmp/atomic" --version)"
 }
 # run_streamfloor: CPU of receiving the same stream in a Go program that does nothing with it,
-# reading every delta as it comes, then reading in 16 ms batches.
+# reading every delta as it comes, then reading in batches once a frame (33 ms).
 run_streamfloor() {
 	start_fake
 	local url; url=$(grep -o 'http://[^ ]*' "$tmp/fake.out" | head -1)
-	echo "$("$tmp/streamfloor" "$url") $("$tmp/streamfloor" "$url" 16)"
+	echo "$("$tmp/streamfloor" "$url") $("$tmp/streamfloor" "$url" 33)"
 	kill "$fake_pid"
 }
 # run_print WHO: CPU of a -p run of the same 2,000-delta answer (no UI at all): the provider,
@@ -268,7 +268,7 @@ printf '\n%-50s %12s %12s %10s\n' "median of $runs (machine shared, loaded)" ato
 floor() { tr ' ' '\n' <<<"${col[floor.$1]}" | grep . | median; }
 row "stream 2,000 deltas: UI CPU ms" cpu
 printf '%-50s %12s   (floor: receiving the stream in Go, a read per delta)\n' "" "$(floor stream)"
-printf '%-50s %12s   (coalesced floor: the same read in 16 ms batches)\n' "" "$(floor coalesced)"
+printf '%-50s %12s   (coalesced floor: the same read once a frame, 33 ms)\n' "" "$(floor coalesced)"
 row "same, 10,000-message session on screen: ms" cpul
 row "first frame (spawn to footer, pty), ms" ff
 printf '%-50s %12s   (floor: echo of the footer text)\n' "" "$(floor echo)"

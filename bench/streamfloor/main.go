@@ -3,7 +3,7 @@
 // with atomic's own SSE client (llm/sse) and doing nothing else, then prints its own CPU time
 // (user+sys, ms). Whatever a Go program does with the deltas costs more than this.
 //
-// With INTERVAL_MS (e.g. 16) the body is read with that sse.Call.ReadInterval, as the interactive
+// With INTERVAL_MS (e.g. 33) the body is read with that sse.Call.ReadInterval, as the interactive
 // mode reads it: the coalesced floor, one wakeup per interval instead of one per delta.
 //
 // Usage: streamfloor BASE_URL [INTERVAL_MS]

@@ -22,12 +22,46 @@ type CompactionRegion struct {
 }
 
 // CompactionPreparation is the prepared region of a compaction. Region is the seed's shape
-// (preparation.region.lines); Lines holds the same lines, as earlier payloads had them.
+// (preparation.region.lines); Lines holds the same lines, as earlier payloads had them. The
+// message fields are pi's CompactionPreparation (pi's custom-compaction example summarises
+// MessagesToSummarize + TurnPrefixMessages itself): atomic's cut never splits a turn, so
+// TurnPrefixMessages is always empty and IsSplitTurn false.
 type CompactionPreparation struct {
 	Region           CompactionRegion `json:"region"`
 	Lines            []string         `json:"lines,omitempty"`
 	FirstKeptEntryID *string          `json:"firstKeptEntryId"`
 	TokensBefore     int64            `json:"tokensBefore"`
+	// MessagesToSummarize are the context messages of the region (the ones Lines render),
+	// without the previous compaction's summary, which is PreviousSummary.
+	MessagesToSummarize []llm.Message `json:"messagesToSummarize"`
+	// TurnPrefixMessages are the messages of a split turn's prefix: always empty in atomic.
+	TurnPrefixMessages []llm.Message `json:"turnPrefixMessages"`
+	// IsSplitTurn is always false: the kept tail never starts inside a turn's tool pairs.
+	IsSplitTurn bool `json:"isSplitTurn"`
+	// PreviousSummary is the summary of the compaction the region starts with, if any.
+	PreviousSummary string `json:"previousSummary,omitempty"`
+	// FileOps are the paths the region's read, write and edit tool calls named (pi's
+	// FileOperations; the Node host hands them to handlers as Sets).
+	FileOps CompactionFileOps `json:"fileOps"`
+	// Settings are the compaction settings in pi's shape.
+	Settings CompactionSettings `json:"settings"`
+}
+
+// CompactionFileOps are the file paths a compaction region's tool calls touched, each list in
+// first-use order without duplicates (pi's FileOperations).
+type CompactionFileOps struct {
+	Read    []string `json:"read"`
+	Written []string `json:"written"`
+	Edited  []string `json:"edited"`
+}
+
+// CompactionSettings are the compaction settings as pi's preparation carries them: whether
+// automatic compaction is on, the reserved headroom in tokens, and the number of tokens kept
+// (atomic keeps messages, not tokens: KeepRecentTokens is the estimate of the kept tail).
+type CompactionSettings struct {
+	Enabled          bool  `json:"enabled"`
+	ReserveTokens    int64 `json:"reserveTokens"`
+	KeepRecentTokens int64 `json:"keepRecentTokens"`
 }
 
 // SessionBeforeCompact fires before a compaction runs; a handler may cancel or supply the text.

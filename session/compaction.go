@@ -135,6 +135,7 @@ func (s *Session) parameters(ratio float64, preserve *int, query string) compact
 type preparation struct {
 	lines        []string
 	firstKept    *string
+	region       []llm.Message // the context messages the lines render
 	tail         []llm.Message // context-visible messages from firstKept on, rendered after the text
 	tokensBefore int64
 }
@@ -159,6 +160,7 @@ func (s *Session) prepare(p compact.Parameters) (*preparation, error) {
 	cut = pairSafeCut(msgs, cut)
 	prep := &preparation{tokensBefore: contextTokens(msgs)}
 	prep.lines = compact.Render(msgs[:cut])
+	prep.region = msgs[:cut]
 	if len(prep.lines) == 0 {
 		return nil, ErrNothingToCompact
 	}
@@ -366,7 +368,7 @@ func (s *Session) extensionText(ctx context.Context, reason string, p compact.Pa
 		return "", "", false, nil
 	}
 	ev := ext.SessionBeforeCompact{Reason: reason, Parameters: extParams(p),
-		Preparation:   ext.CompactionPreparation{Region: ext.CompactionRegion{Lines: append([]string(nil), prep.lines...)}, Lines: append([]string(nil), prep.lines...), TokensBefore: prep.tokensBefore},
+		Preparation:   s.extPreparation(prep),
 		BranchEntries: s.store.Branch(""),
 	}
 	if prep.firstKept != nil {
@@ -397,6 +399,55 @@ func (s *Session) extensionText(ctx context.Context, reason string, p compact.Pa
 		return "", "", true, errors.New("compact: session_before_compact returned a whitespace-only compactedText; return the complete replacement of the prepared region")
 	}
 	return text, compact.RungExtension, true, nil
+}
+
+// extPreparation is session_before_compact's preparation: the seed's region lines and pi's
+// message view of the same region (its messages, the previous summary, the files its tool calls
+// touched, the settings).
+func (s *Session) extPreparation(prep *preparation) ext.CompactionPreparation {
+	out := ext.CompactionPreparation{Region: ext.CompactionRegion{Lines: append([]string(nil), prep.lines...)},
+		Lines: append([]string(nil), prep.lines...), TokensBefore: prep.tokensBefore,
+		MessagesToSummarize: make([]llm.Message, 0, len(prep.region)), TurnPrefixMessages: []llm.Message{}}
+	seen := map[string]bool{}
+	add := func(list *[]string, kind, path string) {
+		if path != "" && !seen[kind+"\x00"+path] {
+			seen[kind+"\x00"+path] = true
+			*list = append(*list, path)
+		}
+	}
+	ops := &out.FileOps
+	ops.Read, ops.Written, ops.Edited = []string{}, []string{}, []string{}
+	for _, m := range prep.region {
+		if m.Role == llm.RoleCompactionSummary {
+			out.PreviousSummary = m.Summary
+			continue
+		}
+		out.MessagesToSummarize = append(out.MessagesToSummarize, m)
+		for _, c := range m.Content {
+			if c.Type != llm.ContentToolCall {
+				continue
+			}
+			path, _ := c.Arguments["path"].(string)
+			switch c.Name {
+			case "read":
+				add(&ops.Read, "r", path)
+			case "write":
+				add(&ops.Written, "w", path)
+			case "edit":
+				add(&ops.Edited, "e", path)
+			}
+		}
+	}
+	reserve := s.opts.Compaction.ReserveTokens
+	if reserve <= 0 {
+		reserve = DefaultReserveTokens
+	}
+	var kept int64
+	for i := range prep.tail {
+		kept += llm.EstimateTokens(&prep.tail[i])
+	}
+	out.Settings = ext.CompactionSettings{Enabled: s.AutoCompaction(), ReserveTokens: reserve, KeepRecentTokens: kept}
+	return out
 }
 
 // plan asks the session's model for the deleted line ranges.

@@ -60,6 +60,12 @@ function deepFreeze(v: unknown): void {
 	for (const k of Object.keys(v)) deepFreeze((v as any)[k]);
 }
 
+/** session_before_compact's preparation.fileOps arrive as path lists; pi hands handlers Sets. */
+function fileOpsAsSets(ops: any): void {
+	if (!ops || typeof ops !== "object") return;
+	for (const k of ["read", "written", "edited"]) if (Array.isArray(ops[k])) ops[k] = new Set(ops[k]);
+}
+
 // ---- contexts ---------------------------------------------------------------------------------
 
 interface CtxInfo {
@@ -878,6 +884,7 @@ export async function event(id: number | string, p: EventRequest) {
 	payload.type = p.event;
 	workflow.workflowPayload(p.event, payload);
 	if (signaled) payload.signal = signal!.signal;
+	fileOpsAsSets(payload.preparation?.fileOps);
 	for (const f of FROZEN[p.event] ?? []) deepFreeze(payload[f]);
 	const fields = MUTABLE[p.event];
 	const before = fields?.map((f) => JSON.stringify(payload[f]));

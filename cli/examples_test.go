@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,13 +72,36 @@ func newExample(t *testing.T, project string, turns []fakellm.Turn, files ...str
 		return map[string]any{"baseUrl": url, "api": llm.APIAnthropicMessages, "apiKey": "fake-key", "models": ms}
 	}
 	cfg, _ := json.Marshal(map[string]any{"providers": map[string]any{
-		"fake":   provider("fake-model"),
+		"fake":   provider("fake-model", "other-model"),
 		"google": provider("gemini-2.5-flash"),
 	}})
 	if err := os.WriteFile(filepath.Join(p.agent, "models.json"), cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	writeFile(t, filepath.Join(p.agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}, "defaultProvider": "fake", "defaultModel": "fake-model"}`)
 	return p, filepath.Join(p.dir, files[0])
+}
+
+// status waits for the next setStatus request of key and returns its text ("" when cleared).
+func (r *rpcProcess) status(key string) string {
+	r.t.Helper()
+	m := r.next(func(m map[string]any) bool { return m["method"] == "setStatus" && m["statusKey"] == key })
+	s, _ := m["statusText"].(string)
+	return s
+}
+
+// answer sends the extension_ui_response of dialog req with the given field ("value",
+// "confirmed" or "cancelled").
+func (r *rpcProcess) answer(req map[string]any, field string, v any) {
+	r.t.Helper()
+	b, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req["id"], field: v})
+	r.send(string(b))
+}
+
+// dialog waits for the next dialog request of method.
+func (r *rpcProcess) dialog(method string) map[string]any {
+	r.t.Helper()
+	return r.next(func(m map[string]any) bool { return m["type"] == "extension_ui_request" && m["method"] == method })
 }
 
 func toolTurn(name, args string) fakellm.Turn {
@@ -201,6 +225,337 @@ func exampleCases() map[string]exampleCase {
 		},
 	}
 
+
+	// "Demonstrates modifying the system prompt in before_agent_start": /pirate turns pirate
+	// mode on, and the next turn's system prompt says so.
+	both(cases, "pirate", exampleCase{
+		files: []string{"pirate.ts"},
+		turns: []fakellm.Turn{{Text: "plain"}, {Text: "Arrr"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			p.print("--no-session", "-e", ext, "-p", "first", "/pirate", "second")
+			p.requestLacks(0, "PIRATE MODE")
+			p.requestHas(1, "You are now in PIRATE MODE")
+		},
+	})
+
+	// "Scans the project's .claude/rules/ folder for rule files and lists them in the system
+	// prompt."
+	both(cases, "claude-rules", exampleCase{
+		files: []string{"claude-rules.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			writeFile(t, filepath.Join(p.dir, ".claude", "rules", "testing.md"), "# Testing\nRun go test.\n")
+			writeFile(t, filepath.Join(p.dir, ".claude", "rules", "backend", "api.md"), "# API\n")
+			p.print("--no-session", "-e", ext, "-p", "hi")
+			p.requestHas(0, "The following project rules are available in .claude/rules/", "- .claude/rules/testing.md", "- .claude/rules/backend/api.md")
+		},
+	})
+
+	// "Overrides the read tool to log all file access to a log file" (in the agent directory)
+	// and to block sensitive paths; the built-in read is replaced.
+	both(cases, "tool-override", exampleCase{
+		files: []string{"tool-override.ts"},
+		turns: []fakellm.Turn{
+			{ToolCalls: []fakellm.ToolCall{
+				{Name: "read", Arguments: json.RawMessage(`{"path":"notes.txt"}`)},
+				{Name: "read", Arguments: json.RawMessage(`{"path":".env"}`)},
+			}},
+			{Text: "done"},
+		},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			writeFile(t, filepath.Join(p.dir, "notes.txt"), "line one\nline two\n")
+			writeFile(t, filepath.Join(p.dir, ".env"), "SECRET=1\n")
+			p.print("--no-session", "-e", ext, "-p", "read")
+			p.requestHas(1, "line one", "Access denied: \\\".env\\\" matches a blocked pattern")
+			p.requestLacks(1, "SECRET=1")
+			log, err := os.ReadFile(filepath.Join(p.agent, "read-access.log"))
+			if err != nil || !strings.Contains(string(log), "ALLOWED: "+filepath.Join(p.dir, "notes.txt")) || !strings.Contains(string(log), "BLOCKED: ") {
+				t.Fatalf("read-access.log: %v\n%s", err, log)
+			}
+		},
+	})
+
+	// "Registers one tool during session_start": the model is offered echo_session at once.
+	both(cases, "dynamic-tools", exampleCase{
+		files: []string{"dynamic-tools.ts"},
+		turns: []fakellm.Turn{toolTurn("echo_session", `{"message":"hi there"}`), {Text: "done"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			p.print("--no-session", "-e", ext, "-p", "echo")
+			p.requestHas(0, `"name":"echo_session"`, "Use echo_session when the user asks for exact echo output.")
+			p.requestHas(1, "[session] hi there")
+		},
+	})
+
+	// "Registers a todo tool for the LLM to manage todos", state in the tool results' details.
+	both(cases, "todo", exampleCase{
+		files: []string{"todo.ts"},
+		turns: []fakellm.Turn{
+			toolTurn("todo", `{"action":"add","text":"buy milk"}`),
+			toolTurn("todo", `{"action":"add","text":"walk dog"}`),
+			toolTurn("todo", `{"action":"toggle","id":1}`),
+			toolTurn("todo", `{"action":"list"}`),
+			{Text: "done"},
+		},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			p.print("--no-session", "-e", ext, "-p", "plan")
+			p.requestHas(1, "Added todo #1: buy milk")
+			p.requestHas(3, "Todo #1 completed")
+			p.requestHas(4, "[x] #1: buy milk", "[ ] #2: walk dog")
+		},
+	})
+
+	// "Adjusts command, cwd, and env before execution": the bash tool runs with the spawn
+	// hook's PI_SPAWN_HOOK=1 and after sourcing ~/.profile.
+	both(cases, "bash-spawn-hook", exampleCase{
+		files: []string{"bash-spawn-hook.ts"},
+		turns: []fakellm.Turn{toolTurn("bash", `{"command":"echo hook=$PI_SPAWN_HOOK profile=$FROM_PROFILE"}`), {Text: "done"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			writeFile(t, filepath.Join(p.agent, ".profile"), "export FROM_PROFILE=yes\n")
+			p.print("--no-session", "-e", ext, "-p", "run")
+			p.requestHas(1, "hook=1 profile=yes")
+		},
+	})
+
+	// "expands inline bash commands in user prompts": !{command} is replaced by its output
+	// before the prompt is sent.
+	both(cases, "inline-bash", exampleCase{
+		files: []string{"inline-bash.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			p.print("--no-session", "-e", ext, "-p", "The word is !{echo expanded-$((6*7))}")
+			p.requestHas(0, "expanded-42")
+			p.requestLacks(0, "!{echo")
+		},
+	})
+
+
+	// "Demonstrates the project_trust event" (issue 13 item 18): in RPC mode the handler gets
+	// the client's dialogs before the session exists; its answer decides whether the project's
+	// AGENTS.md (a trust input) is read, and session_start runs after the decision.
+	cases["atomic/project-trust"] = exampleCase{
+		files: []string{"project-trust.ts"},
+		turns: []fakellm.Turn{{Text: "one"}, {Text: "two"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			writeFile(t, filepath.Join(p.dir, "AGENTS.md"), "PROJECT RULE XYZZY\n")
+			for _, c := range []struct {
+				choice  string
+				trusted bool
+			}{{"Trust this session", true}, {"Do not trust this session", false}} {
+				r := p.rpc("--no-session", "-e", ext)
+				if got := r.notifyText("project_trust fired for "); !strings.HasSuffix(got, "(mode: rpc, load: 1)") {
+					t.Fatalf("notify %q", got)
+				}
+				sel := r.next(func(m map[string]any) bool { return m["method"] == "select" })
+				if !strings.HasPrefix(sel["title"].(string), "Project trust for:") {
+					t.Fatalf("select %v", sel)
+				}
+				b, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": sel["id"], "value": c.choice})
+				r.send(string(b))
+				r.notifyText("project-trust example loaded after trust resolution in ")
+				n := len(p.srv.Requests())
+				r.prompt("p", "hi")
+				if c.trusted {
+					p.requestHas(n, "PROJECT RULE XYZZY")
+				} else {
+					p.requestLacks(n, "PROJECT RULE XYZZY")
+				}
+				r.in.Close()
+				if code := r.wait(); code != 0 {
+					t.Fatalf("exit code %d", code)
+				}
+			}
+		},
+	}
+
+
+	// "Shows pi.events for communication between extensions": the session_start emit and /emit
+	// reach the listener, which notifies.
+	both(cases, "event-bus", exampleCase{
+		files: []string{"event-bus.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.notifyText("Event from event-bus-example: Session started")
+			r.send(`{"id":"e","type":"prompt","message":"/emit ping pong"}`)
+			r.notifyText("Event from /emit command: ping pong")
+		},
+	})
+
+	// "Shows setSessionName/getSessionName".
+	both(cases, "session-name", exampleCase{
+		files: []string{"session-name.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"a","type":"prompt","message":"/session-name"}`)
+			r.notifyText("No session name set")
+			r.send(`{"id":"b","type":"prompt","message":"/session-name Alpha run"}`)
+			r.notifyText("Session named: Alpha run")
+			r.send(`{"id":"c","type":"prompt","message":"/session-name"}`)
+			r.notifyText("Session: Alpha run")
+			if st := r.response("s", `{"id":"s","type":"get_state"}`); st["data"].(map[string]any)["sessionName"] != "Alpha run" {
+				t.Fatalf("state %v", st)
+			}
+		},
+	})
+
+	// "Shows setLabel to mark entries with labels": /bookmark labels the last assistant message
+	// and /unbookmark finds the label again through sessionManager.getLabel and removes it.
+	both(cases, "bookmark", exampleCase{
+		files: []string{"bookmark.ts"},
+		turns: []fakellm.Turn{{Text: "answer"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"a","type":"prompt","message":"/bookmark"}`)
+			r.notifyText("No assistant message to bookmark")
+			r.prompt("p", "hi")
+			r.send(`{"id":"b","type":"prompt","message":"/bookmark milestone"}`)
+			r.notifyText("Bookmarked as: milestone")
+			r.send(`{"id":"c","type":"prompt","message":"/unbookmark"}`)
+			r.notifyText("Removed bookmark: milestone")
+			r.send(`{"id":"d","type":"prompt","message":"/unbookmark"}`)
+			r.notifyText("No bookmarked entry found")
+		},
+	})
+
+	// "shows model changes in the status bar" through model_select.
+	both(cases, "model-status", exampleCase{
+		files: []string{"model-status.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "--model", "fake/fake-model", "-e", ext)
+			r.send(`{"id":"m","type":"set_model","provider":"fake","modelId":"other-model"}`)
+			r.notifyText("Model: fake/other-model")
+			if got := r.status("model"); got != "🤖 other-model" {
+				t.Fatalf("status %q", got)
+			}
+		},
+	})
+
+	// "displaying persistent status text in the footer. Shows turn progress."
+	both(cases, "status-line", exampleCase{
+		files: []string{"status-line.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			if got := r.status("status-demo"); !strings.Contains(got, "Ready") {
+				t.Fatalf("status %q", got)
+			}
+			r.send(`{"id":"p","type":"prompt","message":"hi"}`)
+			if got := r.status("status-demo"); !strings.Contains(got, "Turn 1...") {
+				t.Fatalf("status %q", got)
+			}
+			if got := r.status("status-demo"); !strings.Contains(got, "Turn 1 complete") {
+				t.Fatalf("status %q", got)
+			}
+		},
+	})
+
+	// "Demonstrates ctx.getSystemPrompt()": the status shows the system prompt's length.
+	both(cases, "system-prompt-header", exampleCase{
+		files: []string{"system-prompt-header.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"p","type":"prompt","message":"hi"}`)
+			got := r.status("system-prompt")
+			var n int
+			if _, err := fmt.Sscanf(got, "System: %d chars", &n); err != nil || n < 100 {
+				t.Fatalf("status %q", got)
+			}
+			r.next(func(m map[string]any) bool { return m["type"] == "agent_settled" })
+			var body struct {
+				System []struct{ Text string } `json:"system"`
+			}
+			if err := json.Unmarshal([]byte(p.request(0)), &body); err != nil || len(body.System) == 0 {
+				t.Fatalf("request system: %v", err)
+			}
+			if len(body.System[0].Text) != n && len([]rune(body.System[0].Text)) != n {
+				t.Fatalf("status says %d chars, the system prompt has %d", n, len(body.System[0].Text))
+			}
+		},
+	})
+
+	// "Demonstrates the pi.getCommands() API by providing a /commands command": the list comes
+	// up in a selector, and picking a command offers its source path.
+	both(cases, "commands", exampleCase{
+		files: []string{"commands.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"c","type":"prompt","message":"/commands extension"}`)
+			sel := r.dialog("select")
+			opts, _ := json.Marshal(sel["options"])
+			if sel["title"] != "Available Commands" || !strings.Contains(string(opts), `"--- Extensions ---"`) || !strings.Contains(string(opts), `"/commands - List available slash commands"`) {
+				t.Fatalf("select %v", sel)
+			}
+			r.answer(sel, "value", "/commands - List available slash commands")
+			conf := r.dialog("confirm")
+			if msg, _ := conf["message"].(string); !strings.Contains(msg, ext) {
+				t.Fatalf("confirm %v", conf)
+			}
+			r.answer(conf, "confirmed", true)
+			if got := r.notifyText("/"); got != ext {
+				t.Fatalf("notify %q, want %q", got, ext)
+			}
+		},
+	})
+
+	// "/trigger-compact" compacts at once through ctx.compact, with onComplete.
+	both(cases, "trigger-compact", exampleCase{
+		files: []string{"trigger-compact.ts"},
+		turns: []fakellm.Turn{{Text: "one"}, {Text: "two"}, {Text: "NONE"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.prompt("a", "first")
+			r.prompt("b", "second")
+			r.send(`{"id":"c","type":"prompt","message":"/trigger-compact"}`)
+			r.notifyText("Compaction started")
+			r.notifyText("Compaction completed")
+			p.requestHas(2, "first")
+		},
+	})
+
+	// "Demonstrates pi.sendUserMessage()": /ask sends a real user message that starts a turn.
+	both(cases, "send-user-message", exampleCase{
+		files: []string{"send-user-message.ts"},
+		turns: []fakellm.Turn{{Text: "4"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			p.print("--no-session", "-e", ext, "-p", "/ask What is 2+2?")
+			p.requestHas(0, `"role":"user"`, "What is 2+2?")
+		},
+	})
+
+	// "Adds a /quit command"; a tool "shuts down after completing work": the process exits by
+	// itself once the run is idle.
+	both(cases, "shutdown-command", exampleCase{
+		files: []string{"shutdown-command.ts"},
+		turns: []fakellm.Turn{toolTurn("finish_and_exit", `{}`), {Text: "bye"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"p","type":"prompt","message":"finish"}`)
+			if code := r.wait(); code != 0 {
+				t.Fatalf("exit code %d", code)
+			}
+			p.requestHas(1, "Shutdown requested. Exiting after this response.")
+			r2 := p.rpc("--no-session", "-e", ext)
+			r2.send(`{"id":"q","type":"prompt","message":"/quit"}`)
+			if code := r2.wait(); code != 0 {
+				t.Fatalf("exit code %d", code)
+			}
+		},
+	})
+
+	// "Sends a native terminal notification when Pi agent is done" (OSC 777 on a plain
+	// terminal). What an extension writes to process.stdout goes to atomic's stderr (stdout
+	// carries print/JSON/RPC output), which is the same terminal in the interactive mode.
+	both(cases, "notify", exampleCase{
+		files: []string{"notify.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			out, errs := p.print("--no-session", "-e", ext, "-p", "hi")
+			if out != "ok\n" || !strings.Contains(errs, "\x1b]777;notify;") || !strings.Contains(errs, "Ready for input") {
+				t.Fatalf("stdout %q, stderr %q", out, errs)
+			}
+		},
+	})
+
 	return cases
 }
 
@@ -215,5 +570,53 @@ func TestExampleExtensions(t *testing.T) {
 			p, ext := newExample(t, project, c.turns, c.files...)
 			c.check(t, p, ext)
 		})
+	}
+}
+
+// A host that blocks its event loop for 1.5 s (issue 13 item 18) is reported as blocked, the
+// tool_call handlers (fail-closed) of the calls made meanwhile wait for it and decide — nothing
+// runs unchecked —, and it is not restarted: its in-memory state survives. Only a host silent
+// past extensionHandlerTimeoutMs is restarted (its state is lost); a forbidden call still never
+// runs.
+func TestBusyHostIsNotRestarted(t *testing.T) {
+	turns := []fakellm.Turn{
+		toolTurn("count", `{}`),
+		{ToolCalls: []fakellm.ToolCall{
+			{Name: "count", Arguments: json.RawMessage(`{}`)},
+			{Name: "bash", Arguments: json.RawMessage(`{"command":"touch allowed.txt"}`)},
+			{Name: "bash", Arguments: json.RawMessage(`{"command":"touch forbidden.txt"}`)},
+		}},
+		{Text: "done"},
+	}
+	p := newTSProbe(t, turns, "busyhost.ts")
+	p.env = append(p.env, "BUSY_SECONDS=1.5")
+	_, stderr := p.print("--no-session", "-e", "busyhost.ts", "-p", "go")
+	if !strings.Contains(stderr, "has blocked the host") {
+		t.Fatalf("the blocked host was not reported:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "unresponsive") || strings.Contains(stderr, "restart") {
+		t.Fatalf("the host was restarted:\n%s", stderr)
+	}
+	p.requestHas(1, "count=1")
+	p.requestHas(2, "count=2", "forbidden by busyhost.ts")
+	if _, err := os.Stat(filepath.Join(p.dir, "allowed.txt")); err != nil {
+		t.Fatal("the allowed command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "forbidden.txt")); err == nil {
+		t.Fatal("the forbidden command ran")
+	}
+
+	// Silent past extensionHandlerTimeoutMs: restarted, with its state lost.
+	q := newTSProbe(t, turns, "busyhost.ts")
+	q.env = append(q.env, "BUSY_SECONDS=6")
+	writeFile(t, filepath.Join(q.agent, "settings.json"), `{"retry": {"baseDelayMs": 1, "maxDelayMs": 1}, "extensionHandlerTimeoutMs": 1000}`)
+	_, stderr = q.print("--no-session", "-e", "busyhost.ts", "-p", "go")
+	if !strings.Contains(stderr, "unresponsive") {
+		t.Fatalf("the silent host was not restarted:\n%s", stderr)
+	}
+	q.requestHas(1, "count=1")
+	q.requestLacks(2, "count=2")
+	if _, err := os.Stat(filepath.Join(q.dir, "forbidden.txt")); err == nil {
+		t.Fatal("the forbidden command ran")
 	}
 }

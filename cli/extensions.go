@@ -32,6 +32,8 @@ type extensionFlagsOptions struct {
 
 	// trust is the project trust decision of this run, once made (trust.go).
 	trust *trustDecision
+	// front is the front-end Run chose, nil before (trustUI asks it for an early ctx.ui).
+	front frontEnd
 }
 
 // addExtensionFlags registers the extension-loading flags.

@@ -134,9 +134,18 @@ func (*rpcFront) prompts(o *Options) ([]printmode.Prompt, error) {
 }
 
 // start begins reading commands from stdin, so dialogs shown while extensions load can be
-// answered.
+// answered. It runs once: earlyUI may have started the server already.
 func (f *rpcFront) start(o *Options) {
-	f.srv = rpcmode.NewServer(rpcmode.Config{In: o.Stdin, Out: o.Stdout, Err: o.Stderr})
+	if f.srv == nil {
+		f.srv = rpcmode.NewServer(rpcmode.Config{In: o.Stdin, Out: o.Stdout, Err: o.Stderr})
+	}
+}
+
+// earlyUI is ctx.ui for extensions that run before the session (the project_trust handlers):
+// the RPC client's dialogs, answered by extension_ui_response frames read from then on.
+func (f *rpcFront) earlyUI(o *Options) ext.UI {
+	f.start(o)
+	return f.srv.UI()
 }
 
 func (*rpcFront) mode() string { return "rpc" }

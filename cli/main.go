@@ -108,6 +108,7 @@ func run(o *Options) error {
 	if err != nil {
 		return err
 	}
+	o.front = front
 	if r, ok := front.(stderrRouter); ok {
 		var release func()
 		o.Stderr, release = r.routeStderr(o.Stderr) // before anything (the extension host) keeps o.Stderr

@@ -32,8 +32,12 @@ func trustStyle() (slot.Theme, slot.Keys) {
 }
 
 // trustUI is ctx.ui of the project_trust handlers: dialogs inline in the terminal in interactive
-// mode, nil (NoUI, hasUI false) otherwise.
+// mode, the client's extension_ui_request dialogs in RPC mode (the front-end starts reading
+// stdin for them), nil (NoUI, hasUI false) otherwise.
 func (o *Options) trustUI() ext.UI {
+	if e, ok := o.front.(interface{ earlyUI(*Options) ext.UI }); ok {
+		return e.earlyUI(o)
+	}
 	if !o.interactiveTrust() {
 		return nil
 	}

@@ -537,12 +537,16 @@ func conformance() []conf {
 		// §3.3 Compaction and tree
 		row[*BeforeCompactResult]("session_before_compact", rowDef[SessionBeforeCompact]{
 			full: SessionBeforeCompact{Reason: "manual", Parameters: tParameters,
-				Preparation:   CompactionPreparation{Region: CompactionRegion{Lines: []string{"l1"}}, Lines: []string{"l1"}, FirstKeptEntryID: ptr("e9"), TokensBefore: 1000},
+				Preparation: CompactionPreparation{Region: CompactionRegion{Lines: []string{"l1"}}, Lines: []string{"l1"}, FirstKeptEntryID: ptr("e9"), TokensBefore: 1000,
+					MessagesToSummarize: []llm.Message{*tMsg}, TurnPrefixMessages: []llm.Message{*tMsg}, IsSplitTurn: true, PreviousSummary: "before",
+					FileOps:  CompactionFileOps{Read: []string{"a.go"}, Written: []string{"b.go"}, Edited: []string{"c.go"}},
+					Settings: CompactionSettings{Enabled: true, ReserveTokens: 16384, KeepRecentTokens: 20}},
 				BranchEntries: []*store.Entry{tEntry}, CustomInstructions: "keep code"},
 			keys: []string{"reason", "parameters", "preparation", "branchEntries", "customInstructions"},
 			// events.md writes the A preparation as region.lines; the flat lines of earlier
-			// payloads stay beside it.
-			nested:  map[string][]string{"parameters": tParamKeys, "preparation": {"region", "lines", "firstKeptEntryId", "tokensBefore"}},
+			// payloads stay beside it, and pi's CompactionPreparation fields (P) join them.
+			nested: map[string][]string{"parameters": tParamKeys, "preparation": {"region", "lines", "firstKeptEntryId", "tokensBefore",
+				"messagesToSummarize", "turnPrefixMessages", "isSplitTurn", "previousSummary", "fileOps", "settings"}},
 			combine: combineBeforeCompact}),
 		row[*SessionCompactingResult]("session.compacting", rowDef[SessionCompacting]{
 			full: SessionCompacting{SessionID: "s1", Messages: []llm.Message{*tMsg}}, keys: []string{"sessionId", "messages"}, combine: combineCompacting}),

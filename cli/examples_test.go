@@ -225,7 +225,6 @@ func exampleCases() map[string]exampleCase {
 		},
 	}
 
-
 	// "Demonstrates modifying the system prompt in before_agent_start": /pirate turns pirate
 	// mode on, and the next turn's system prompt says so.
 	both(cases, "pirate", exampleCase{
@@ -328,7 +327,6 @@ func exampleCases() map[string]exampleCase {
 		},
 	})
 
-
 	// "Demonstrates the project_trust event" (issue 13 item 18): in RPC mode the handler gets
 	// the client's dialogs before the session exists; its answer decides whether the project's
 	// AGENTS.md (a trust input) is read, and session_start runs after the decision.
@@ -366,7 +364,6 @@ func exampleCases() map[string]exampleCase {
 			}
 		},
 	}
-
 
 	// "Shows pi.events for communication between extensions": the session_start emit and /emit
 	// reach the listener, which notifies.

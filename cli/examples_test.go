@@ -104,6 +104,36 @@ func (r *rpcProcess) dialog(method string) map[string]any {
 	return r.next(func(m map[string]any) bool { return m["type"] == "extension_ui_request" && m["method"] == method })
 }
 
+// gitInit makes dir a git repository with one commit of everything in it.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q"}, {"add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "init"},
+		{"config", "user.name", "t"}, {"config", "user.email", "t@example.com"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+}
+
+// firstUserEntryID returns the id of the session's first user message entry (get_entries).
+func (r *rpcProcess) firstUserEntryID() string {
+	r.t.Helper()
+	m := r.response("entries", `{"id":"entries","type":"get_entries"}`)
+	data, _ := m["data"].(map[string]any)
+	entries, _ := data["entries"].([]any)
+	for _, e := range entries {
+		e := e.(map[string]any)
+		if msg, _ := e["message"].(map[string]any); e["type"] == "message" && msg["role"] == "user" {
+			return e["id"].(string)
+		}
+	}
+	r.t.Fatalf("get_entries has no user message: %v", m)
+	return ""
+}
+
 func toolTurn(name, args string) fakellm.Turn {
 	return fakellm.Turn{ToolCalls: []fakellm.ToolCall{{Name: name, Arguments: json.RawMessage(args)}}}
 }
@@ -552,6 +582,434 @@ func exampleCases() map[string]exampleCase {
 			}
 		},
 	})
+
+	// "demonstrates the input event": "?quick …" is rewritten, "ping" and "time" are answered
+	// without the model.
+	both(cases, "input-transform", exampleCase{
+		files: []string{"input-transform.ts"},
+		turns: []fakellm.Turn{{Text: "TypeScript is JavaScript with types."}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"a","type":"prompt","message":"ping"}`)
+			r.notifyText("pong")
+			r.prompt("b", "?quick What is TypeScript?")
+			p.requestHas(0, "Respond briefly in 1-2 sentences: What is TypeScript?")
+			if n := len(p.srv.Requests()); n != 1 {
+				t.Fatalf("%d requests: ping reached the model", n)
+			}
+		},
+	})
+
+	// "Prompts for confirmation before destructive session actions (clear, switch, branch)":
+	// refusing the dialogs cancels new_session and fork.
+	both(cases, "confirm-destructive", exampleCase{
+		files: []string{"confirm-destructive.ts"},
+		turns: []fakellm.Turn{{Text: "answer"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("-e", ext)
+			r.prompt("p", "keep me")
+			r.send(`{"id":"n","type":"new_session"}`)
+			conf := r.dialog("confirm")
+			if conf["title"] != "Clear session?" {
+				t.Fatalf("confirm %v", conf)
+			}
+			r.answer(conf, "confirmed", false)
+			r.notifyText("Clear cancelled")
+			if resp := r.next(func(m map[string]any) bool { return m["id"] == "n" }); resp["data"].(map[string]any)["cancelled"] != true {
+				t.Fatalf("new_session %v", resp)
+			}
+			r.send(`{"id":"f","type":"fork","entryId":"` + r.firstUserEntryID() + `"}`)
+			sel := r.dialog("select")
+			if title, _ := sel["title"].(string); !strings.HasPrefix(title, "Fork from entry ") {
+				t.Fatalf("select %v", sel)
+			}
+			r.answer(sel, "value", "No, stay in current session")
+			r.notifyText("Fork cancelled")
+			if resp := r.next(func(m map[string]any) bool { return m["id"] == "f" }); resp["data"].(map[string]any)["cancelled"] != true {
+				t.Fatalf("fork %v", resp)
+			}
+		},
+	})
+
+	// "Prevents session changes when there are uncommitted git changes."
+	both(cases, "dirty-repo-guard", exampleCase{
+		files: []string{"dirty-repo-guard.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			gitInit(t, p.dir)
+			writeFile(t, filepath.Join(p.dir, "dirty.txt"), "uncommitted\n")
+			r := p.rpc("-e", ext)
+			r.send(`{"id":"n","type":"new_session"}`)
+			sel := r.dialog("select")
+			if sel["title"] != "You have 1 uncommitted file(s). new session anyway?" {
+				t.Fatalf("select %v", sel)
+			}
+			r.answer(sel, "value", "No, let me commit first")
+			r.notifyText("Commit your changes first")
+			if resp := r.next(func(m map[string]any) bool { return m["id"] == "n" }); resp["data"].(map[string]any)["cancelled"] != true {
+				t.Fatalf("new_session %v", resp)
+			}
+		},
+	})
+
+	// "Automatically commits changes when the agent exits", with the last assistant message's
+	// first line as the commit message.
+	for _, c := range []struct{ project, prefix string }{{"pi", "[pi]"}, {"atomic", "[pi]"}} {
+		prefix := c.prefix
+		cases[c.project+"/auto-commit-on-exit"] = exampleCase{
+			files: []string{"auto-commit-on-exit.ts"},
+			turns: []fakellm.Turn{toolTurn("write", `{"path":"feature.txt","content":"new\n"}`), {Text: "Added the feature file\nDetails follow."}},
+			check: func(t *testing.T, p *tsProbe, ext string) {
+				gitInit(t, p.dir)
+				p.print("--no-session", "-e", ext, "-p", "add a feature")
+				out, err := exec.Command("git", "-C", p.dir, "log", "-1", "--format=%s", "--name-only").CombinedOutput()
+				if err != nil || !strings.HasPrefix(string(out), prefix+" Added the feature file\n") || !strings.Contains(string(out), "feature.txt") {
+					t.Fatalf("git log: %v\n%s", err, out)
+				}
+			},
+		}
+	}
+
+	// "Logs provider payloads" to <cwd>/.pi (pi) or <cwd>/<CONFIG_DIR_NAME> (Atomic), with the
+	// response status and headers.
+	for _, c := range []struct{ project, dir string }{{"pi", ".pi"}, {"atomic", ".atomic"}} {
+		dir := c.dir
+		cases[c.project+"/provider-payload"] = exampleCase{
+			files: []string{"provider-payload.ts"},
+			turns: []fakellm.Turn{{Text: "ok"}},
+			check: func(t *testing.T, p *tsProbe, ext string) {
+				if err := os.Mkdir(filepath.Join(p.dir, dir), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				p.print("--no-session", "-e", ext, "-p", "log me")
+				log, err := os.ReadFile(filepath.Join(p.dir, dir, "provider-payload.log"))
+				if err != nil || !strings.Contains(string(log), `"model": "fake-model"`) || !strings.Contains(string(log), "log me") || !strings.Contains(string(log), "[200] {") {
+					t.Fatalf("log: %v\n%s", err, log)
+				}
+			},
+		}
+	}
+
+	// "Demonstrates ctx.reload() from ExtensionCommandContext": /reload-runtime reloads the
+	// extensions (a helper extension reports its session_start reasons). Its tool queues
+	// "/reload-runtime" with sendUserMessage(…, {deliverAs: "followUp"}), which pi 0.73.1 sends
+	// to the model as text (sendUserMessage skips command handling); atomic does the same.
+	both(cases, "reload-runtime", exampleCase{
+		files: []string{"reload-runtime.ts"},
+		turns: []fakellm.Turn{toolTurn("reload_runtime", `{}`), {Text: "queued"}, {Text: "as text"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			helper := filepath.Join(p.dir, "starts.ts")
+			writeFile(t, helper, `export default function (pi: any) {
+	pi.on("session_start", (e: any, ctx: any) => ctx.ui.notify("session_start " + e.reason, "info"));
+}
+`)
+			r := p.rpc("--no-session", "-e", ext, "-e", helper)
+			r.notifyText("session_start startup")
+			r.send(`{"id":"c","type":"prompt","message":"/reload-runtime"}`)
+			r.notifyText("session_start reload")
+			r.prompt("p", "reload please")
+			p.requestHas(1, "Queued /reload-runtime as a follow-up command.")
+			p.requestHas(2, `{"type":"text","text":"/reload-runtime"`)
+		},
+	})
+
+	// "Demonstrates terminate: true so the agent can end on a tool call without paying for an
+	// extra follow-up LLM turn."
+	// Atomic: "the canonical factory for adding a schema-backed terminating final-answer tool"
+	// (createStructuredOutputTool).
+	for _, c := range []struct{ project, want string }{{"pi", "Saved structured output: Release plan"}, {"atomic", `\"headline\": \"Release plan\"`}} {
+		want := c.want
+		cases[c.project+"/structured-output"] = exampleCase{
+			files: []string{"structured-output.ts"},
+			turns: []fakellm.Turn{toolTurn("structured_output", `{"headline":"Release plan","summary":"Ship it.","actionItems":["tag","publish"]}`), {Text: "never asked"}},
+			check: func(t *testing.T, p *tsProbe, ext string) {
+				r := p.rpc("--no-session", "-e", ext)
+				r.prompt("p", "summarize as structured output")
+				p.requestHas(0, `"name":"structured_output"`)
+				if n := len(p.srv.Requests()); n != 1 {
+					t.Fatalf("%d requests: the turn went on after the terminating tool", n)
+				}
+				msgs := r.response("m", `{"id":"m","type":"get_messages"}`)
+				b, _ := json.Marshal(msgs["data"])
+				if !strings.Contains(string(b), want) {
+					t.Fatalf("messages lack %s: %s", want, b)
+				}
+			},
+		}
+	}
+
+	// "Demonstrates using systemPromptOptions": guidance for the active tools and skills, and
+	// the user's --append-system-prompt kept.
+	both(cases, "prompt-customizer", exampleCase{
+		files: []string{"prompt-customizer.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			writeFile(t, filepath.Join(p.dir, ".agents", "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: Deploy the app\n---\nSteps.\n")
+			p.print("--no-session", "--approve", "--tools", "read,bash", "--append-system-prompt", "USER-APPEND-TEXT", "-e", ext, "-p", "hi")
+			p.requestHas(0, "## Tool Guidance", "Use the `read` tool for file contents", "Execute commands with the `bash` tool", "Available skills: deploy", `USER-APPEND-TEXT\n\n\n## Extension-Added Context`)
+			p.requestLacks(0, "Use the `edit` tool", "Use the `write` tool")
+		},
+	})
+
+	// "exercises all RPC-supported extension UI methods": title, widget and status at start,
+	// select on a dangerous bash command, confirm before a new session, input, editor and
+	// setEditorText from commands, notify after each.
+	both(cases, "rpc-demo", exampleCase{
+		files: []string{"rpc-demo.ts"},
+		turns: []fakellm.Turn{toolTurn("bash", `{"command":"rm -rf victim"}`), {Text: "done"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			if err := os.Mkdir(filepath.Join(p.dir, "victim"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r := p.rpc("-e", ext)
+			if m := r.dialog("setTitle"); !strings.HasSuffix(m["title"].(string), "RPC Demo") {
+				t.Fatalf("title %v", m)
+			}
+			if m := r.dialog("setWidget"); m["widgetKey"] != "rpc-demo" || fmt.Sprint(m["widgetLines"]) != "[--- RPC Extension UI Demo --- Loaded and ready.]" {
+				t.Fatalf("widget %v", m)
+			}
+			if got := r.status("rpc-demo"); got != "Turns: 0" {
+				t.Fatalf("status %q", got)
+			}
+			r.send(`{"id":"p","type":"prompt","message":"clean up"}`)
+			if got := r.status("rpc-demo"); got != "Turn 1 running..." {
+				t.Fatalf("status %q", got)
+			}
+			sel := r.dialog("select")
+			if sel["title"] != "Dangerous command: rm -rf victim" {
+				t.Fatalf("select %v", sel)
+			}
+			r.answer(sel, "value", "Block")
+			r.notifyText("Command blocked by user")
+			r.next(func(m map[string]any) bool { return m["type"] == "agent_settled" })
+			p.requestHas(1, "Blocked by user")
+			if _, err := os.Stat(filepath.Join(p.dir, "victim")); err != nil {
+				t.Fatal("the blocked command ran")
+			}
+			r.send(`{"id":"i","type":"prompt","message":"/rpc-input"}`)
+			r.answer(r.dialog("input"), "value", "forty-two")
+			r.notifyText("You entered: forty-two")
+			r.send(`{"id":"e","type":"prompt","message":"/rpc-editor"}`)
+			ed := r.dialog("editor")
+			if ed["prefill"] != "Line 1\nLine 2\nLine 3" {
+				t.Fatalf("editor %v", ed)
+			}
+			r.answer(ed, "value", "a\nb")
+			r.notifyText("Editor submitted (2 lines)")
+			r.send(`{"id":"f","type":"prompt","message":"/rpc-prefill"}`)
+			if m := r.dialog("set_editor_text"); m["text"] != "This text was set by the rpc-demo extension." {
+				t.Fatalf("set_editor_text %v", m)
+			}
+			r.notifyText("Editor prefilled")
+			r.send(`{"id":"n","type":"new_session"}`)
+			r.answer(r.dialog("confirm"), "confirmed", false)
+			r.notifyText("Clear cancelled")
+		},
+	})
+
+	// "timed dialogs with live countdown": the dialogs carry their timeout to the client, and
+	// the answers come back.
+	both(cases, "timed-confirm", exampleCase{
+		files: []string{"timed-confirm.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"a","type":"prompt","message":"/timed"}`)
+			conf := r.dialog("confirm")
+			// The timeout left when the request is written (pi sends the option as given).
+			if ms, _ := conf["timeout"].(float64); conf["title"] != "Timed Confirmation" || ms <= 4000 || ms > 5000 {
+				t.Fatalf("confirm %v", conf)
+			}
+			r.answer(conf, "confirmed", true)
+			r.notifyText("Confirmed by user!")
+			r.send(`{"id":"b","type":"prompt","message":"/timed-select"}`)
+			sel := r.dialog("select")
+			if ms, _ := sel["timeout"].(float64); ms <= 9000 || ms > 10000 {
+				t.Fatalf("select %v", sel)
+			}
+			r.answer(sel, "value", "Option B")
+			r.notifyText("Selected: Option B")
+			r.send(`{"id":"c","type":"prompt","message":"/timed-signal"}`)
+			r.notifyText("Dialog will auto-cancel in 5 seconds...")
+			r.answer(r.dialog("confirm"), "cancelled", true)
+			r.notifyText("Cancelled by user")
+		},
+	})
+
+	// "handoff extracts what matters for your next task and creates a new session with a
+	// generated prompt", shown as a draft in the editor. In RPC the loader is a component; the
+	// prompt comes from the session's model through pi-ai's complete.
+	cases["pi/handoff"] = exampleCase{
+		files: []string{"handoff.ts"},
+		turns: []fakellm.Turn{{Text: "The parser is done."}, {Text: "Write tests for the parser."}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("-e", ext)
+			r.prompt("p", "we built the parser")
+			before := r.response("s", `{"id":"s","type":"get_state"}`)["data"].(map[string]any)["sessionFile"]
+			r.send(`{"id":"h","type":"prompt","message":"/handoff now write tests"}`)
+			ed := r.dialog("editor")
+			if ed["title"] != "Edit handoff prompt" || ed["prefill"] != "Write tests for the parser." {
+				t.Fatalf("editor %v", ed)
+			}
+			p.requestHas(1, "we built the parser", "The parser is done.", "now write tests")
+			r.answer(ed, "value", "Write parser tests, edited.")
+			if m := r.dialog("set_editor_text"); m["text"] != "Write parser tests, edited." {
+				t.Fatalf("set_editor_text %v", m)
+			}
+			r.notifyText("Handoff ready. Submit when ready.")
+			r.next(func(m map[string]any) bool { return m["id"] == "h" })
+			after := r.response("t", `{"id":"t","type":"get_state"}`)["data"].(map[string]any)["sessionFile"]
+			if after == before || after == nil {
+				t.Fatalf("session file %v, before %v", after, before)
+			}
+		},
+	}
+
+	// "Q&A extraction": /qna extracts the questions of the last assistant message with the
+	// model and loads them into the editor.
+	cases["pi/qna"] = exampleCase{
+		files: []string{"qna.ts"},
+		turns: []fakellm.Turn{{Text: "Which database? And which port?"}, {Text: "Q: Which database?\nA: \n\nQ: Which port?\nA: "}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.prompt("p", "set up the service")
+			r.send(`{"id":"q","type":"prompt","message":"/qna"}`)
+			if m := r.dialog("set_editor_text"); m["text"] != "Q: Which database?\nA: \n\nQ: Which port?\nA: " {
+				t.Fatalf("set_editor_text %v", m)
+			}
+			r.notifyText("Questions loaded. Edit and submit when ready.")
+			p.requestHas(1, "Which database? And which port?")
+		},
+	}
+
+	// "named presets that configure model, thinking level, tools, and system prompt
+	// instructions ... activated via CLI flag".
+	for _, c := range []struct{ project, dir string }{{"pi", ".pi"}, {"atomic", ".atomic"}} {
+		dir := c.dir
+		cases[c.project+"/preset"] = exampleCase{
+			files: []string{"preset.ts"},
+			turns: []fakellm.Turn{{Text: "planned"}},
+			check: func(t *testing.T, p *tsProbe, ext string) {
+				writeFile(t, filepath.Join(p.dir, dir, "presets.json"), `{"plan": {"provider": "fake", "model": "other-model", "tools": ["read"], "instructions": "PLAN-PRESET-RULES"}}`)
+				p.print("--no-session", "--approve", "-e", ext, "--preset", "plan", "-p", "make a plan")
+				p.requestHas(0, `"model":"other-model"`, "PLAN-PRESET-RULES", `"name":"read"`)
+				p.requestLacks(0, `"name":"bash"`, `"name":"edit"`)
+			},
+		}
+	}
+
+	// "Read-only exploration mode": --plan restricts the tools, blocks bash commands that are
+	// not read-only, and tells the model it is planning.
+	both(cases, "plan-mode", exampleCase{
+		files: []string{"plan-mode/index.ts", "plan-mode/utils.ts"},
+		turns: []fakellm.Turn{
+			{ToolCalls: []fakellm.ToolCall{
+				{Name: "bash", Arguments: json.RawMessage(`{"command":"rm -rf victim"}`)},
+				{Name: "bash", Arguments: json.RawMessage(`{"command":"ls"}`)},
+			}},
+			{Text: "Plan:\n1. Read the code\n2. Write the fix"},
+		},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			if err := os.Mkdir(filepath.Join(p.dir, "victim"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p.print("--no-session", "-e", ext, "--plan", "-p", "look around")
+			p.requestHas(0, "[PLAN MODE ACTIVE]", `"name":"read"`, `"name":"bash"`)
+			p.requestLacks(0, `"name":"edit"`, `"name":"write"`)
+			p.requestHas(1, "Plan mode: command blocked (not allowlisted)", "victim")
+			if _, err := os.Stat(filepath.Join(p.dir, "victim")); err != nil {
+				t.Fatal("the blocked command ran")
+			}
+		},
+	})
+
+	// "resources_discover" contributes a skill, a prompt template and a theme.
+	both(cases, "dynamic-resources", exampleCase{
+		files: []string{"dynamic-resources/index.ts", "dynamic-resources/SKILL.md", "dynamic-resources/dynamic.md", "dynamic-resources/dynamic.json"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			cmds := r.response("c", `{"id":"c","type":"get_commands"}`)
+			b, _ := json.Marshal(cmds["data"])
+			if !strings.Contains(string(b), `"description":"Example prompt template loaded from resources_discover","name":"dynamic"`) || !strings.Contains(string(b), `"name":"skill:dynamic-resources"`) {
+				t.Fatalf("commands %s", b)
+			}
+			r.prompt("p", "/dynamic")
+			p.requestHas(0, "Summarize the current repository structure", "Example skill loaded from resources_discover")
+		},
+	})
+
+	// "Demonstrates event.streamingBehavior": a prompt that mentions changes gets the git diff
+	// stat appended (not during steering).
+	cases["atomic/input-transform-streaming"] = exampleCase{
+		files: []string{"input-transform-streaming.ts"},
+		turns: []fakellm.Turn{{Text: "ok"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			writeFile(t, filepath.Join(p.dir, "tracked.txt"), "one\n")
+			gitInit(t, p.dir)
+			writeFile(t, filepath.Join(p.dir, "tracked.txt"), "one\ntwo\n")
+			p.print("--no-session", "-e", ext, "-p", "what changes did I make?")
+			p.requestHas(0, "what changes did I make?", "Current uncommitted changes:", "tracked.txt | 1 +")
+		},
+	}
+
+	// "Shows how to use registerMessageRenderer" for custom messages sent with /status: the
+	// renderer is the terminal UI's; the message and its details reach the session.
+	both(cases, "message-renderer", exampleCase{
+		files: []string{"message-renderer.ts"},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			r := p.rpc("--no-session", "-e", ext)
+			r.send(`{"id":"s","type":"prompt","message":"/status warn Disk almost full"}`)
+			m := r.next(func(m map[string]any) bool {
+				msg, _ := m["message"].(map[string]any)
+				return m["type"] == "message_end" && msg["customType"] == "status-update"
+			})
+			b, _ := json.Marshal(m["message"])
+			if !strings.Contains(string(b), `"text":"Disk almost full"`) || !strings.Contains(string(b), `"level":"warn"`) || !strings.Contains(string(b), `"display":true`) {
+				t.Fatalf("message %s", b)
+			}
+		},
+	})
+
+	// "Demonstrates proper output truncation for custom tools": an rg search with 3000 matches
+	// is cut to 2000 lines, the full output is saved to a temp file, and the model is told
+	// where. (A stand-in rg on PATH prints the matches: ripgrep is not installed here.)
+	both(cases, "truncated-tool", exampleCase{
+		files: []string{"truncated-tool.ts"},
+		turns: []fakellm.Turn{toolTurn("rg", `{"pattern":"needle"}`), {Text: "done"}},
+		check: func(t *testing.T, p *tsProbe, ext string) {
+			bin := filepath.Join(p.agent, "bin")
+			writeFile(t, filepath.Join(bin, "rg"), "#!/bin/sh\nseq 1 3000 | awk '{print \"hay.txt:\" $1 \":needle\"}'\n")
+			if err := os.Chmod(filepath.Join(bin, "rg"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			p.env = append(p.env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			p.print("--no-session", "-e", ext, "-p", "search")
+			body := p.request(1)
+			p.requestHas(1, "hay.txt:1:needle", "hay.txt:2000:needle", "[Output truncated: showing 2000 of 3001 lines", "Full output saved to: ")
+			p.requestLacks(1, "hay.txt:2001:needle")
+			i := strings.Index(body, "Full output saved to: ")
+			path := body[i+len("Full output saved to: "):]
+			path = path[:strings.Index(path, "]")]
+			full, err := os.ReadFile(path)
+			if err != nil || !strings.Contains(string(full), "hay.txt:3000:needle") {
+				t.Fatalf("full output %s: %v", path, err)
+			}
+			os.RemoveAll(filepath.Dir(path))
+		},
+	})
+
+	// Atomic's handoff and qna run only in its terminal UI (they check ctx.mode === "tui") and
+	// say so elsewhere.
+	for _, name := range []string{"handoff", "qna"} {
+		name := name
+		cases["atomic/"+name] = exampleCase{
+			files: []string{name + ".ts"},
+			check: func(t *testing.T, p *tsProbe, ext string) {
+				r := p.rpc("--no-session", "-e", ext)
+				r.send(`{"id":"c","type":"prompt","message":"/` + name + ` go"}`)
+				r.notifyText(name + " requires interactive mode")
+			},
+		}
+	}
 
 	return cases
 }

@@ -100,10 +100,11 @@ func (p *rpcProcess) send(line string) {
 	}
 }
 
-// next returns the next output line that matches pred.
+// next returns the next output line that matches pred, waiting at most 30 s (a bound for a
+// machine shared by many test processes; a healthy run answers in well under a second).
 func (p *rpcProcess) next(pred func(map[string]any) bool) map[string]any {
 	p.t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := time.After(30 * time.Second)
 	for {
 		select {
 		case m, ok := <-p.lines:

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -49,8 +50,9 @@ func isVirtual(name string) bool {
 // import statements of their absolute file URL, which Node loads with the "import" conditions.
 // A package that cannot be resolved becomes a require that fails when it runs, as Node's would,
 // so an optional dependency behind try/catch still loads. The inline source map names the
-// original files and lines. import.meta.url/dirname/filename and __dirname/__filename refer to
-// the entry file.
+// original files and lines. import.meta.url/dirname/filename refer to the file they are written
+// in (each bundled file's own, as Node and pi's loader give them: packages find the assets
+// they ship next to their modules this way); __dirname/__filename refer to the entry file.
 func Transpile(path string) (string, error) {
 	code, _, err := transpile(path)
 	return code, err
@@ -83,7 +85,7 @@ func transpile(path string) (string, []string, error) {
 			Format:         format,
 			Engines:        []api.Engine{{Name: api.EngineNode, Version: "20"}},
 			Conditions:     []string{"node"},
-			Plugins:        []api.Plugin{packagesPlugin(needESM, &deps)},
+			Plugins:        []api.Plugin{packagesPlugin(needESM, &deps), importMetaPlugin()},
 			Metafile:       true,
 			Sourcemap:      api.SourceMapInline,
 			SourceRoot:     dirURL,
@@ -128,6 +130,40 @@ func transpile(path string) (string, []string, error) {
 		}
 	}
 	return string(res.OutputFiles[0].Contents), deps, nil
+}
+
+// importMeta matches the import.meta members importMetaPlugin gives each file.
+var importMeta = regexp.MustCompile(`\bimport\.meta\.(url|dirname|filename)\b`)
+
+// loaders are the esbuild loaders of the source files importMetaPlugin reads.
+var loaders = map[string]api.Loader{".ts": api.LoaderTS, ".mts": api.LoaderTS, ".cts": api.LoaderTS, ".tsx": api.LoaderTSX,
+	".js": api.LoaderJS, ".mjs": api.LoaderJS, ".cjs": api.LoaderJS, ".jsx": api.LoaderJSX}
+
+// importMetaPlugin replaces import.meta.url, import.meta.dirname and import.meta.filename in every
+// bundled file by that file's own values (the build's Define gives the entry file's, which a
+// bundle would otherwise give every module). Files without them load as esbuild reads them.
+func importMetaPlugin() api.Plugin {
+	return api.Plugin{Name: "atomic-import-meta", Setup: func(b api.PluginBuild) {
+		b.OnLoad(api.OnLoadOptions{Filter: `\.(m|c)?[jt]sx?$`, Namespace: "file"}, func(a api.OnLoadArgs) (api.OnLoadResult, error) {
+			src, err := os.ReadFile(a.Path)
+			if err != nil || !bytes.Contains(src, []byte("import.meta.")) {
+				return api.OnLoadResult{}, nil
+			}
+			q := func(s string) []byte { b, _ := json.Marshal(s); return b }
+			dir := filepath.Dir(a.Path)
+			out := importMeta.ReplaceAllFunc(src, func(m []byte) []byte {
+				switch string(m[len("import.meta."):]) {
+				case "url":
+					return q((&url.URL{Scheme: "file", Path: filepath.ToSlash(a.Path)}).String())
+				case "dirname":
+					return q(dir)
+				}
+				return q(a.Path)
+			})
+			c := string(out)
+			return api.OnLoadResult{Contents: &c, Loader: loaders[filepath.Ext(a.Path)], ResolveDir: dir}, nil
+		})
+	}}
 }
 
 func hasTopLevelAwaitError(msgs []api.Message) bool {

@@ -63,8 +63,13 @@ func CachedTranspiler(dir string) func(path string) (string, error) {
 	}
 }
 
+// transpileVersion names the output of Transpile: changing how extensions are transpiled changes
+// it, so cache entries of an older transpiler are not used.
+const transpileVersion = "2: import.meta per bundled file"
+
+// bundleHash identifies the host bundle and the transpiler in cache keys.
 func bundleHash() string {
-	sum := sha256.Sum256(bundle)
+	sum := sha256.Sum256(append([]byte(transpileVersion), bundle...))
 	return hex.EncodeToString(sum[:8])
 }
 

@@ -56,7 +56,7 @@ export default function (pi) {
 }
 `
 
-func writeFile(t *testing.T, path, content string) {
+func writeProbeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -85,12 +85,12 @@ func piPackageProbes(t *testing.T) map[string]piPackageProbe {
 	return map[string]piPackageProbe{
 		"pi-mcp-adapter": {Tool: "mcp", Args: `{"tool":"mini_echo","args":{"text":"hello"}}`, Want: "echo:hello",
 			Prep: func(t *testing.T, dir, _ string) {
-				writeFile(t, filepath.Join(dir, "mini-mcp.mjs"), miniMCPServer)
-				writeFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers":{"mini":{"command":"node","args":["`+filepath.ToSlash(filepath.Join(dir, "mini-mcp.mjs"))+`"]}}}`)
+				writeProbeFile(t, filepath.Join(dir, "mini-mcp.mjs"), miniMCPServer)
+				writeProbeFile(t, filepath.Join(dir, ".mcp.json"), `{"mcpServers":{"mini":{"command":"node","args":["`+filepath.ToSlash(filepath.Join(dir, "mini-mcp.mjs"))+`"]}}}`)
 			}},
 		"pi-web-access": {Tool: "fetch_content", Args: `{"url":"` + site.URL + `/article.html"}`, Want: "Paragraph 3: a probe article",
 			Prep: func(t *testing.T, _, agent string) {
-				writeFile(t, filepath.Join(agent, "web-search.json"), `{"ssrf":{"allowRanges":["127.0.0.0/8"]}}`)
+				writeProbeFile(t, filepath.Join(agent, "web-search.json"), `{"ssrf":{"allowRanges":["127.0.0.0/8"]}}`)
 			}},
 		"pi-subagents":             {Tool: "subagent", Args: `{"action":"list"}`, Want: "Builtin agents"},
 		"pi-markdown-preview":      {Tool: "preview_export", Args: `{"format":"html","source":"markdown","markdown":"# Hello"}`, Want: "pandoc"},
@@ -137,8 +137,8 @@ func TestPublishedPiPackagesLoad(t *testing.T) {
 			srv := fakellm.New(fakellm.Script{Turns: turns})
 			defer srv.Close()
 			work, agent := t.TempDir(), t.TempDir()
-			writeFile(t, filepath.Join(agent, "models.json"), string(modelsJSON("fake", llm.APIAnthropicMessages, baseURL(srv, llm.APIAnthropicMessages))))
-			writeFile(t, filepath.Join(work, "recorder.mjs"), toolRecorder)
+			writeProbeFile(t, filepath.Join(agent, "models.json"), string(modelsJSON("fake", llm.APIAnthropicMessages, baseURL(srv, llm.APIAnthropicMessages))))
+			writeProbeFile(t, filepath.Join(work, "recorder.mjs"), toolRecorder)
 			if probe.Prep != nil {
 				probe.Prep(t, work, agent)
 			}

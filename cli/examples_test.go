@@ -17,7 +17,7 @@ import (
 // unchanged under testdata/examples (see its README.md for the commits and licenses), run
 // through the binary against the fake LLM (issue 13, second acceptance item). Each case checks
 // what the example's header comment says it does. Examples that need the terminal UI are run
-// by the UI tests; the ones that cannot run here are listed in examplesNotRun with the cause.
+// by the UI tests; exampleInventory lists every example with what happens to it here.
 
 // exampleCase is one example extension run: files are paths under testdata/examples/<project>
 // copied into the project directory (the first is the extension passed with -e), turns what
@@ -28,17 +28,41 @@ type exampleCase struct {
 	check func(t *testing.T, p *tsProbe, ext string)
 }
 
-// examplesNotRun are the non-UI examples no test runs, with the reason.
-var examplesNotRun = map[string]string{
-	"custom-provider-anthropic":  "imports @anthropic-ai/sdk, which the example installs with npm (network)",
-	"custom-provider-gitlab-duo": "talks to gitlab.com with an OAuth token",
-	"custom-provider-qwen-cli":   "talks to Qwen's OAuth service",
-	"sandbox":                    "imports @anthropic-ai/sandbox-runtime, installed with npm (network)",
-	"gondolin":                   "imports @earendil-works/gondolin, installed with npm (network)",
-	"with-deps":                  "imports ms, installed with npm (network)",
-	"antigravity-image-gen":      "needs a Google Antigravity OAuth login and its image API",
-	"ssh":                        "needs an ssh server",
-	"mac-system-theme":           "runs macOS's defaults command",
+// exampleInventory is every example extension of pi 0.73.1 and of Atomic (helper modules
+// without a default export left out), with what this file does with it: "run" (a case of
+// exampleCases checks its header's behaviour; "summarize" runs in the pi_/atomic_example_summarize
+// scripts), "ui" (it needs the terminal UI: the UI tests run it), or the reason it is not run.
+var exampleInventory = map[string]string{
+	"auto-commit-on-exit": "run", "bash-spawn-hook": "run", "bookmark": "run", "claude-rules": "run",
+	"commands": "run", "confirm-destructive": "run", "custom-compaction": "run", "dirty-repo-guard": "run",
+	"dynamic-resources": "run", "dynamic-tools": "run", "event-bus": "run", "handoff": "run", "hello": "run",
+	"inline-bash": "run", "input-transform": "run", "message-renderer": "run", "model-status": "run",
+	"notify": "run", "permission-gate": "run", "pirate": "run", "plan-mode": "run", "preset": "run",
+	"prompt-customizer": "run", "protected-paths": "run", "provider-payload": "run", "qna": "run",
+	"reload-runtime": "run", "rpc-demo": "run", "send-user-message": "run", "session-name": "run",
+	"shutdown-command": "run", "status-line": "run", "structured-output": "run", "summarize": "run",
+	"system-prompt-header": "run", "timed-confirm": "run", "todo": "run", "tool-override": "run",
+	"trigger-compact": "run", "truncated-tool": "run",
+	"atomic/input-transform-streaming": "run", "atomic/project-trust": "run",
+
+	"border-status-editor": "ui", "built-in-tool-renderer": "ui", "custom-footer": "ui", "custom-header": "ui",
+	"doom-overlay": "ui", "github-issue-autocomplete": "ui", "hidden-thinking-label": "ui",
+	"interactive-shell": "ui", "minimal-mode": "ui", "modal-editor": "ui", "overlay-qa-tests": "ui",
+	"overlay-test": "ui", "question": "ui", "questionnaire": "ui", "rainbow-editor": "ui", "snake": "ui",
+	"space-invaders": "ui", "tic-tac-toe": "ui", "titlebar-spinner": "ui", "tools": "ui",
+	"widget-placement": "ui", "working-indicator": "ui", "working-message-test": "ui",
+
+	"custom-provider-anthropic":    "imports @anthropic-ai/sdk, which the example installs with npm",
+	"custom-provider-gitlab-duo":   "needs a GitLab account and its Duo service",
+	"sandbox":                      "imports @anthropic-ai/sandbox-runtime, which the example installs with npm",
+	"with-deps":                    "imports ms, which the example installs with npm",
+	"atomic/gondolin":              "imports @earendil-works/gondolin, which the example installs with npm",
+	"ssh":                          "needs an ssh server",
+	"mac-system-theme":             "runs macOS's defaults command",
+	"file-trigger":                 "watches the fixed path /tmp/agent-trigger.txt, shared by every process on the machine",
+	"git-checkpoint":               "restores code on a fork made during a run (its checkpoints are cleared at agent_end); not driven yet",
+	"subagent":                     "starts agent subprocesses (pi/atomic --mode json) with agent definition files; not driven yet",
+	"atomic/git-merge-and-resolve": "fetches and merges the branch's upstream after each turn; not driven yet",
 }
 
 // newExample copies files of testdata/examples/<project> into a fresh project directory and
@@ -1073,5 +1097,32 @@ func TestBusyHostIsNotRestarted(t *testing.T) {
 	q.requestLacks(2, "count=2")
 	if _, err := os.Stat(filepath.Join(q.dir, "forbidden.txt")); err == nil {
 		t.Fatal("the forbidden command ran")
+	}
+}
+
+// Every example of both projects is in exampleInventory, and those marked "run" have a case
+// (or, for summarize, a script): the inventory is the table of issue 13's acceptance.
+func TestExampleInventory(t *testing.T) {
+	cases := exampleCases()
+	for name, status := range exampleInventory {
+		if status != "run" || name == "summarize" {
+			continue
+		}
+		found := false
+		for key := range cases {
+			project, example, _ := strings.Cut(key, "/")
+			if example == name || project+"/"+example == name {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s is marked run but has no case", name)
+		}
+	}
+	for key := range cases {
+		project, example, _ := strings.Cut(key, "/")
+		if exampleInventory[example] != "run" && exampleInventory[project+"/"+example] != "run" {
+			t.Errorf("case %s is not marked run in exampleInventory", key)
+		}
 	}
 }

@@ -150,6 +150,14 @@ type FooterFactsUI interface {
 	FooterFacts() FooterFacts
 }
 
+// BranchWatchUI is the capability of a UI that watches the git branch its footer shows (the
+// terminal UI; pi's footerData.onBranchChange): fn is called, on a goroutine of its own, each
+// time the branch changes (a checkout in another terminal, a session in another repository).
+type BranchWatchUI interface {
+	// OnBranchChange subscribes fn; the returned function unsubscribes it.
+	OnBranchChange(fn func()) (unsubscribe func())
+}
+
 // ComponentUI is the component capability of a UI (style.md "optional capabilities"): the
 // terminal UI and RPC mode implement it. Reach it through the helpers below, which apply the
 // documented defaults on a UI without it.

@@ -576,7 +576,21 @@ func init() {
 			return nil
 		}),
 		protocol.MethodUIGetEditorText: uiCall(func(_ context.Context, ui ext.UI, _ *protocol.UIParams) any { return ui.GetEditorText() }),
-		protocol.MethodUIFooterData: uiCallP(func(_ *process, ui ext.UI, _ *protocol.UIParams) any {
+		protocol.MethodUIOnBranchChange: uiCallP(func(p *process, ui ext.UI, _ *protocol.UIParams) any {
+			bw, ok := ext.UIAs[ext.BranchWatchUI](ui)
+			if !ok {
+				return nil // no footer: the branch never changes as far as extensions see
+			}
+			p.branchWatch.Do(func() {
+				unsub := bw.OnBranchChange(func() { _ = p.out.Notify(protocol.MethodFooterBranchChange, nil) })
+				go func() {
+					<-p.done
+					unsub()
+				}()
+			})
+			return nil
+		}),
+				protocol.MethodUIFooterData: uiCallP(func(_ *process, ui ext.UI, _ *protocol.UIParams) any {
 			d := protocol.FooterData{Statuses: map[string]string{}}
 			if f, ok := ext.UIAs[ext.FooterFactsUI](ui); ok {
 				facts := f.FooterFacts()

@@ -44,6 +44,8 @@ type process struct {
 	comps sync.Map
 	// pickers are the open host session pickers by host id (uidialog.go).
 	pickers sync.Map
+	// branchWatch subscribes this host to git branch changes once (ui.onBranchChange).
+	branchWatch sync.Once
 
 	lastBeat atomic.Int64 // unix nanoseconds of the last heartbeat (or sync-channel activity)
 	// serving is set while the core answers a sync request: the host is blocked waiting for

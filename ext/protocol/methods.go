@@ -123,6 +123,11 @@ const (
 	MethodUIGetEditorText       = "ui.getEditorText"
 	// MethodUIFooterData (sync) answers a setFooter factory's footerData provider: FooterData.
 	MethodUIFooterData = "ui.footerData"
+	// MethodUIOnBranchChange (notification, UIParams.Ctx) subscribes the host to git branch
+	// changes (footerData.onBranchChange): the core then sends MethodFooterBranchChange (a
+	// notification without params) at each change. A host subscribes once.
+	MethodUIOnBranchChange   = "ui.onBranchChange"
+	MethodFooterBranchChange = "footer.branchChange"
 	// MethodUICustom (cancellable) opens host component UIParams.Component as ctx.ui.custom's
 	// (editor slot or overlay); the core answers null once the component closed, whoever closed it.
 	MethodUICustom = "ui.custom"

@@ -80,3 +80,40 @@ func TestE2EThemeInvalidatesAndReloadResetsProviders(t *testing.T) {
 	term.WaitGone("HASH-ITEM")
 	quit(t, term)
 }
+
+// branchExtension's footer shows the git branch and how often footerData.onBranchChange fired.
+const branchExtension = `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+
+export default function (pi: ExtensionAPI) {
+	pi.on("session_start", (_e, ctx) => {
+		ctx.ui.setFooter((tui, _theme, data) => {
+			let changes = 0;
+			const off = data.onBranchChange(() => { changes++; tui.requestRender(); });
+			return {
+				render: () => ["BRANCH " + data.getGitBranch() + " changes=" + changes],
+				invalidate() {},
+				dispose() { off(); },
+			};
+		});
+	});
+}
+`
+
+// TestE2EFooterBranchChange: footerData.onBranchChange fires when the repository's branch changes
+// under a running session (a checkout elsewhere), and getGitBranch then reports the new one.
+func TestE2EFooterBranchChange(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	head := filepath.Join(env.Work, ".git", "HEAD")
+	env.WriteFile(t, head, "ref: refs/heads/main-line\n")
+	ext := filepath.Join(env.Work, "branch.ts")
+	env.WriteFile(t, ext, branchExtension)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session", "-e", ext)
+	term.WaitFor("BRANCH main-line changes=0")
+	env.WriteFile(t, head, "ref: refs/heads/feature-x\n")
+	term.WaitFor("BRANCH feature-x changes=1")
+	quit(t, term)
+}

@@ -519,6 +519,9 @@ func (m *model) rebuild() {
 	}
 	m.gitBranch = gitBranch(st.Cwd())
 	if m.ext != nil {
+		m.ext.mu.Lock()
+		m.ext.branchDir = st.Cwd()
+		m.ext.mu.Unlock()
 		m.ext.setBranch(m.gitBranch)
 	}
 }

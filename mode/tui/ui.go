@@ -29,10 +29,17 @@ type extUI struct {
 	early   []tea.Msg // messages sent before the program existed
 	ended   bool
 	endedCh chan struct{}
-	text    string            // mirror of the editor text for GetEditorText
-	branch  string            // mirror of the footer's git branch for FooterFacts
-	status  map[string]string // mirror of the extension statuses for FooterFacts
-	surf    surfMirror
+	text    string // mirror of the editor text for GetEditorText
+	branch  string // mirror of the footer's git branch for FooterFacts
+	// branchDir is the session's folder (the branch watch reads its repository); branchSubs are
+	// the OnBranchChange subscribers.
+	branchDir      string
+	branchSubs     map[int]func()
+	branchSeq      int
+	branchWatching bool
+	branchRead     bool              // setBranch ran once
+	status         map[string]string // mirror of the extension statuses for FooterFacts
+	surf           surfMirror
 
 	pacer      renderPacer  // coalesces components' redraws (custom.go)
 	cols, rows atomic.Int64 // the terminal size components see
@@ -333,12 +340,87 @@ func (x *extUI) FooterFacts() ext.FooterFacts {
 	return ext.FooterFacts{GitBranch: x.branch, Statuses: st}
 }
 
-// setBranch updates the git branch FooterFacts reports.
+// setBranch updates the git branch FooterFacts reports (and the folder whose repository the
+// branch watch reads); a change calls the OnBranchChange subscribers.
 func (x *extUI) setBranch(b string) {
 	x.mu.Lock()
+	// The first read is no change (pi fires only when HEAD changes).
+	changed := x.branchRead && x.branch != b
 	x.branch = b
+	x.branchRead = true
+	var subs []func()
+	if changed {
+		for _, fn := range x.branchSubs {
+			subs = append(subs, fn)
+		}
+	}
 	x.mu.Unlock()
+	for _, fn := range subs {
+		go fn()
+	}
+}
+
+// branchPoll is how often the branch watch reads .git/HEAD while someone subscribed.
+const branchPoll = time.Second
+
+// OnBranchChange implements ext.BranchWatchUI: while there are subscribers a watcher reads the
+// repository's HEAD every branchPoll (pi watches the .git folder); a change updates the footer
+// and calls them.
+func (x *extUI) OnBranchChange(fn func()) func() {
+	if fn == nil {
+		return func() {}
+	}
+	x.mu.Lock()
+	if x.branchSubs == nil {
+		x.branchSubs = map[int]func(){}
+	}
+	x.branchSeq++
+	id := x.branchSeq
+	x.branchSubs[id] = fn
+	start := !x.branchWatching
+	x.branchWatching = true
+	x.mu.Unlock()
+	if start {
+		go x.watchBranch()
+	}
+	return func() {
+		x.mu.Lock()
+		delete(x.branchSubs, id)
+		x.mu.Unlock()
+	}
+}
+
+// watchBranch polls the branch until the UI ends or nobody listens.
+func (x *extUI) watchBranch() {
+	t := time.NewTicker(branchPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-x.endedCh:
+			return
+		case <-t.C:
+		}
+		x.mu.Lock()
+		if len(x.branchSubs) == 0 {
+			x.branchWatching = false
+			x.mu.Unlock()
+			return
+		}
+		dir, cur := x.branchDir, x.branch
+		x.mu.Unlock()
+		if dir == "" {
+			continue
+		}
+		if b := gitBranch(dir); b != cur {
+			x.send(extMsg(func(m *model) tea.Cmd {
+				m.gitBranch = b
+				x.setBranch(b)
+				return nil
+			}))
+		}
+	}
 }
 
 var _ ext.UI = (*extUI)(nil)
 var _ ext.FooterFactsUI = (*extUI)(nil)
+var _ ext.BranchWatchUI = (*extUI)(nil)

@@ -284,8 +284,8 @@ function uiDebug(call: string, message: string): void {
  * footerData is the footer data provider setFooter factories receive (tui.md §7.3, pi's
  * ReadonlyFooterDataProvider): each getter asks the core (`ui.footerData`) for the facts the
  * built-in footer shows now; the provider count is the distinct providers of the available models.
- * A context gone stale (the session was replaced) reports none. onBranchChange's callback is not
- * called: the branch is read when the footer renders.
+ * A context gone stale (the session was replaced) reports none. onBranchChange's callbacks run
+ * when the core's branch watch sees the git branch change (`footer.branchChange`).
  */
 function footerData(ctx: number): any {
 	const facts = (): { gitBranch?: string; statuses?: Record<string, string> } => {
@@ -306,8 +306,31 @@ function footerData(ctx: number): any {
 				return 0;
 			}
 		},
-		onBranchChange: () => () => {},
+		onBranchChange: (cb: () => void) => {
+			if (typeof cb !== "function") return () => {};
+			branchCallbacks.add(cb);
+			if (!branchSubscribed) {
+				branchSubscribed = true;
+				notify("ui.onBranchChange", { ctx });
+			}
+			return () => branchCallbacks.delete(cb);
+		},
 	};
+}
+
+/** The footerData.onBranchChange callbacks; the core sends footer.branchChange once this host subscribed. */
+const branchCallbacks = new Set<() => void>();
+let branchSubscribed = false;
+
+/** branchChanged handles `footer.branchChange`: every onBranchChange callback, a throw logged. */
+export function branchChanged(): void {
+	for (const cb of [...branchCallbacks]) {
+		try {
+			cb();
+		} catch (err) {
+			console.error("atomic extension host: an onBranchChange callback failed:", err);
+		}
+	}
 }
 
 function sessionManager(ctx: number): any {

@@ -67,6 +67,7 @@ const notifications: Record<string, (params: any) => void> = {
 	"component.invalidate": (p) => components.invalidate(p),
 	"component.dispose": (p) => components.dispose(p),
 	"hostSessionPicker.delete": (p) => host.pickerDelete(p),
+	"footer.branchChange": () => host.branchChanged(),
 };
 
 function reply(id: number | string, result: unknown): void {

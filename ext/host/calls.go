@@ -590,7 +590,7 @@ func init() {
 			})
 			return nil
 		}),
-				protocol.MethodUIFooterData: uiCallP(func(_ *process, ui ext.UI, _ *protocol.UIParams) any {
+		protocol.MethodUIFooterData: uiCallP(func(_ *process, ui ext.UI, _ *protocol.UIParams) any {
 			d := protocol.FooterData{Statuses: map[string]string{}}
 			if f, ok := ext.UIAs[ext.FooterFactsUI](ui); ok {
 				facts := f.FooterFacts()

@@ -156,7 +156,7 @@ func (m *model) attachToolRenderer(tb *chat.ToolBlock) {
 // customMessageBlock is a custom message's block: its message renderer draws it when one is
 // registered, otherwise (or when the renderer declines or fails) the labelled box.
 func (m *model) customMessageBlock(customType string, content []llm.Content, details any) *chat.LabelBlock {
-	b := &chat.LabelBlock{Label: customType, Body: llm.TextOf(content, "\n")}
+	b := &chat.LabelBlock{Label: customType, Body: llm.TextOf(content, "\n"), Markdown: true}
 	runner := m.rt.Session().Runner()
 	if runner == nil || runner.MessageRenderer(customType) == nil {
 		return b

@@ -608,6 +608,9 @@ type LabelBlock struct {
 	Collapsed string // one line shown when collapsed; "" shows Body always
 	Heading   string // shown bold above Body when expanded
 	Body      string
+	// Markdown renders Body as markdown (a custom message without a renderer, as pi's
+	// CustomMessageComponent does); false wraps it as plain text.
+	Markdown bool
 	// Custom draws the message with its extension renderer (registerMessageRenderer); ok false
 	// draws the box above.
 	Custom func(env *Env, width int) (lines []string, ok bool)
@@ -630,7 +633,11 @@ func (b *LabelBlock) Render(env *Env, width int) []string {
 		if b.Heading != "" {
 			lines = append(lines, theme.Bold(b.Heading))
 		}
-		for _, l := range plainWrap(strings.TrimSpace(b.Body), inner) {
+		body := plainWrap(strings.TrimSpace(b.Body), inner)
+		if b.Markdown {
+			body = NewMarkdown(th).Render(b.Body, inner)
+		}
+		for _, l := range body {
 			lines = append(lines, th.Fg("customMessageText", l))
 		}
 	}

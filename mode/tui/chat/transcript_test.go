@@ -191,3 +191,19 @@ func TestSearchCallShowsPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelBlockMarkdown: a custom message without a renderer shows its content as markdown
+// (pi's CustomMessageComponent): **bold** loses its asterisks and a numbered list keeps its
+// numbers; the compaction row, not markdown, keeps the text as written.
+func TestLabelBlockMarkdown(t *testing.T) {
+	env := newTestTranscript().Env
+	b := &LabelBlock{Label: "plan-todo-list", Body: "**Plan Steps (2):**\n\n1. one\n2. two", Markdown: true}
+	got := ansi.Strip(strings.Join(b.Render(&env, 40), "\n"))
+	if strings.Contains(got, "**") || !strings.Contains(got, "Plan Steps (2):") || !strings.Contains(got, "2. two") {
+		t.Fatalf("custom message not rendered as markdown:\n%s", got)
+	}
+	plain := &LabelBlock{Label: "x", Body: "**kept**"}
+	if got := ansi.Strip(strings.Join(plain.Render(&env, 40), "\n")); !strings.Contains(got, "**kept**") {
+		t.Fatalf("plain label block lost its text:\n%s", got)
+	}
+}

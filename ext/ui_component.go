@@ -39,6 +39,20 @@ type Disposer interface{ Dispose() }
 // (restoring the built-in footer or header); the component asks for a render when it ends.
 type Ender interface{ Ended() bool }
 
+// Refresher is implemented by a component whose lines are rendered elsewhere and kept until it
+// asks for a redraw (a host component). pi-tui renders every component on every frame, so a
+// footer or widget reading session state shows it fresh after a turn without requestRender;
+// the UI calls Refresh where that state changes (a message ended, the agent ended, a status or
+// the model changed) to get the same lines. Refresh never calls the component's invalidate().
+type Refresher interface{ Refresh() }
+
+// Refresh calls c's Refresh when it implements Refresher.
+func Refresh(c Component) {
+	if r, ok := c.(Refresher); ok {
+		r.Refresh()
+	}
+}
+
 // Ended reports whether c implements Ender and has ended.
 func Ended(c Component) bool {
 	e, ok := c.(Ender)

@@ -202,6 +202,9 @@ func (r *remote) LiveOverlayOptions() (*ext.OverlayOptions, bool) {
 	return r.overlay, r.hidden
 }
 
+// Refresh implements ext.Refresher: render again (no invalidate()) once rendered at all.
+func (r *remote) Refresh() { r.invalidated() }
+
 // invalidated marks the component dirty (ui.component.invalidate, a key) and fetches its lines
 // once it has been rendered at all.
 func (r *remote) invalidated() {

@@ -71,6 +71,23 @@ func (x *extUI) requestRender() {
 	time.AfterFunc(wait, fire)
 }
 
+// refreshComps asks the footer, header and widget components rendered elsewhere (host
+// components, ext.Refresher) for fresh lines: pi-tui renders them on every frame, so what they
+// read from the session (usage, model, statuses) is current after each change.
+func (m *model) refreshComps() {
+	if m.comps.footer != nil {
+		ext.Refresh(m.comps.footer)
+	}
+	if m.comps.header != nil {
+		ext.Refresh(m.comps.header.c)
+	}
+	for _, wd := range m.widgets {
+		if wd.comp != nil {
+			ext.Refresh(wd.comp)
+		}
+	}
+}
+
 // compHandle is the ext.ComponentHandle of one mounted component.
 type compHandle struct {
 	x      *extUI

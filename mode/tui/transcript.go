@@ -90,11 +90,15 @@ func (m *model) onEvent(ev any) tea.Cmd {
 	switch e := ev.(type) {
 	case evMessageEnd:
 		m.footerAdd(e.m)
+		m.refreshComps()
+	case evAgentEnd:
+		m.refreshComps()
 	case evSession:
 		switch e.typ {
 		case "model_changed", "thinking_level_changed", "session_info_changed", "compaction_end",
 			"session_started", "entry_appended", "auto_retry_end":
 			m.footerCache = nil
+			m.refreshComps()
 		}
 	}
 	switch e := ev.(type) {

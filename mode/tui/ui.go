@@ -298,6 +298,7 @@ func (x *extUI) SetStatus(key, text string) {
 		} else {
 			m.statuses[key] = sanitizeStatus(text)
 		}
+		m.refreshComps()
 		return nil
 	}))
 }

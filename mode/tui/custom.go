@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -621,6 +622,26 @@ func size(s string, total, def int) int {
 	return n
 }
 
+// position resolves an overlay's row or col as pi-tui does: "N%" is a share of the room left
+// (free: the available cells less the overlay's size) after the leading margin, so 0% touches
+// the top or left margin and 100% the bottom or right one; "N" is an absolute screen cell; any
+// other text keeps center.
+func position(s string, margin, free, center int) int {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil || f < 0 {
+			return center
+		}
+		return margin + int(math.Floor(float64(max(free, 0))*f/100))
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return center
+	}
+	return n
+}
+
 // placeOverlay renders d for its options and writes it over lines (tui.md §7.5 OverlayOptions).
 func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h int) []string {
 	mg := o.Margin
@@ -658,15 +679,16 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 		col = mg.Left + (availW-ow)/2
 	}
 	if o.Row != "" {
-		row = mg.Top + size(o.Row, h, row)
+		row = position(o.Row, mg.Top, availH-oh, row)
 	}
 	if o.Col != "" {
-		col = mg.Left + size(o.Col, w, col)
+		col = position(o.Col, mg.Left, availW-ow, col)
 	}
 	row += o.OffsetY
 	col += o.OffsetX
-	row = min(max(row, 0), max(h-oh, 0))
-	col = min(max(col, 0), max(w-ow, 0))
+	// Within the screen less the margins, as pi-tui clamps.
+	row = max(min(row, h-mg.Bottom-oh), mg.Top, 0)
+	col = max(min(col, w-mg.Right-ow), mg.Left, 0)
 	for len(lines) < h {
 		lines = append(lines, "")
 	}

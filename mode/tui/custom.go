@@ -89,6 +89,17 @@ func (m *model) refreshComps() {
 	}
 }
 
+// refreshOverlays asks overlay components rendered elsewhere for fresh lines and placement
+// after a resize: their overlayOptions and visible() answer for the new terminal size even
+// when the overlay's own width stays the same.
+func (m *model) refreshOverlays() {
+	for _, dl := range m.dialogs {
+		if d, ok := dl.(*customDialog); ok && d.overlay && !d.closed {
+			ext.Refresh(d.c)
+		}
+	}
+}
+
 // compHandle is the ext.ComponentHandle of one mounted component.
 type compHandle struct {
 	x      *extUI
@@ -670,10 +681,10 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 	default:
 		row = mg.Top + (availH-oh)/2
 	}
-	switch {
-	case strings.HasSuffix(anchor, "left"):
+	switch anchor {
+	case "top-left", "left-center", "bottom-left":
 		col = mg.Left
-	case strings.HasSuffix(anchor, "right"):
+	case "top-right", "right-center", "bottom-right":
 		col = w - mg.Right - ow
 	default:
 		col = mg.Left + (availW-ow)/2

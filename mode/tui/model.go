@@ -318,7 +318,11 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		if msg.Width <= 0 || msg.Height <= 0 {
 			return nil // Bubble Tea's own start-up size when it does not own the terminal
 		}
+		resized := msg.Width != m.width || msg.Height != m.height
 		m.setSize(msg.Width, msg.Height)
+		if resized {
+			m.refreshOverlays()
+		}
 		if m.scr != nil {
 			m.scr.Resize(msg.Width, msg.Height)
 		}

@@ -52,6 +52,8 @@ func TestPlaceOverlayPositions(t *testing.T) {
 		{"absolute", ext.OverlayOptions{Width: "30", Row: "5", Col: "7"}, 5, 7},
 		{"absolute clamped to margin", ext.OverlayOptions{Width: "30", Row: "0", Col: "0", Margin: ext.Margin{Top: 2, Left: 4}}, 2, 4},
 		{"center anchor", ext.OverlayOptions{Width: "30"}, 18, 40},
+		{"right-center", ext.OverlayOptions{Width: "30", Anchor: "right-center", Margin: ext.Margin{Right: 1}}, 18, 79},
+		{"left-center", ext.OverlayOptions{Width: "30", Anchor: "left-center", Margin: ext.Margin{Left: 2}}, 18, 2},
 		{"bottom-right with offset clamped", ext.OverlayOptions{Width: "30", Anchor: "bottom-right", OffsetX: 5, OffsetY: 5}, 36, 80},
 	}
 	for _, c := range cases {

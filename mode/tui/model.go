@@ -325,6 +325,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		if m.scr != nil {
 			m.scr.Resize(msg.Width, msg.Height)
+			// The terminal may have cut or reflowed what it showed even when the size ends
+			// where it was (narrower and back between two reads): paint every row again.
+			m.scr.Invalidate()
 		}
 		return nil
 	case tea.ResumeMsg:

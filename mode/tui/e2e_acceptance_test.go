@@ -1,0 +1,112 @@
+package tui_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
+)
+
+// TestE2EAcceptanceScript is issue 12's terminal UI acceptance script, driven through a PTY on
+// the real binary with an unchanged pi extension (testdata/acceptance/acceptance.ts, which pi
+// 0.73.1 runs the same way): a status and widgets above and below the editor; a select answered
+// with arrow keys; a confirm left to time out; a custom component counting key presses that
+// returns its value on Enter; an overlay at its anchor that its visible() hides while the
+// terminal is narrower than 60 columns; a replaced footer that reads the session (its count of
+// replies follows the next turn) and the extension statuses; a tool drawn by its own renderCall
+// and renderResult.
+func TestE2EAcceptanceScript(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Shouting now.", ToolCalls: []fakellm.ToolCall{fakellm.Call("shout", map[string]any{"text": "hello"})}},
+		fakellm.Turn{Text: "Shouted it."},
+	))
+	extPath, err := filepath.Abs(filepath.Join("testdata", "acceptance", "acceptance.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cols, rows = 100, 30
+	term := env.StartSized(t, cols, rows, bin, "--model", "fake/fake-model", "-e", extPath)
+	term.WaitFor("fake-model")
+	term.Type("/accept")
+	term.Press("enter")
+
+	// Status and widgets; the select takes arrow keys.
+	term.WaitFor("Pick a fruit", "→ apple", "ABOVE-WIDGET", "BELOW-WIDGET", "ACC-STATUS")
+	s := term.Screen()
+	if strings.Index(s, "ABOVE-WIDGET") > strings.Index(s, "Pick a fruit") || strings.Index(s, "BELOW-WIDGET") < strings.Index(s, "Pick a fruit") {
+		t.Fatalf("widgets are not above and below the editor slot:\n%s", s)
+	}
+	term.Press("down", "down", "up")
+	term.WaitFor("→ banana")
+	term.Press("enter")
+	term.WaitFor("picked=banana")
+
+	// The confirm is left alone until its timeout answers false.
+	term.WaitFor("Deploy now?")
+	term.WaitFor("confirm=false")
+	term.WaitGone("Deploy now?")
+
+	// The custom component in the editor slot counts keys and returns on Enter.
+	term.WaitFor("+-- COUNTER --+", "key presses: 0")
+	term.Type("a")
+	term.WaitFor("key presses: 1")
+	term.Press("down")
+	term.WaitFor("key presses: 2")
+	term.Press("enter")
+	term.WaitFor("counter=counter 2")
+	term.WaitGone("+-- COUNTER --+")
+
+	// The overlay floats at the top left, one cell in (margin 1); visible() hides it while the
+	// terminal is narrower than 60 columns.
+	term.WaitFor("+-- OVERLAY --+")
+	s = term.Screen()
+	if lines := strings.Split(s, "\n"); len(lines) < 2 || !strings.HasPrefix(string([]rune(lines[1])[1:]), "+-- OVERLAY --+") {
+		t.Fatalf("the overlay is not at row 1, column 1:\n%s", s)
+	}
+	term.Resize(50, rows)
+	term.WaitGone("OVERLAY")
+	term.Resize(cols, rows)
+	term.WaitFor("+-- OVERLAY --+")
+	term.Type("x")
+	term.WaitFor("key presses: 1")
+	term.Press("enter")
+	term.WaitFor("overlay=overlay 1")
+	term.WaitGone("+-- OVERLAY --+")
+
+	// The replaced footer, then a turn: the tool row is the extension's, the footer follows.
+	term.WaitFor("ACC-FOOTER replies=0 status=ACC-STATUS")
+	term.WaitGone("fake-model")
+	term.Type("shout hello")
+	term.Press("enter")
+	term.WaitFor("SHOUT-CALL hello", "SHOUT-RESULT <HELLO>", "Shouted it.", "ACC-FOOTER replies=2 status=ACC-STATUS")
+	quit(t, term)
+}
+
+// TestE2EResizeNarrowAndBack: the terminal narrows and widens again before atomic reads its size
+// (a quick drag): the size atomic then sees is the one it had, yet the terminal cut the rows it
+// showed, so every resize repaints the whole screen.
+func TestE2EResizeNarrowAndBack(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "x"}))
+	term := env.StartSized(t, 100, 30, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("fake-model")
+	term.Resize(50, 30)
+	term.Resize(100, 30)
+	term.WaitScreen("rows wider than 50 columns again", func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if len([]rune(l)) > 60 {
+				return true
+			}
+		}
+		return false
+	})
+	term.Press("ctrl+d")
+	term.WaitExit()
+}

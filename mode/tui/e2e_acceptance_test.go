@@ -110,3 +110,64 @@ func TestE2EResizeNarrowAndBack(t *testing.T) {
 	term.Press("ctrl+d")
 	term.WaitExit()
 }
+
+// TestE2EGoAcceptanceScript is the same script from a Go extension compiled into the binary
+// (examples/extensions/go/uiscript): status and widgets, a select answered with arrow keys, a
+// confirm whose context deadline answers it, a custom component and an overlay (hidden by its
+// Visible below 60 columns) returning their values, a footer that reads the session, and the
+// tool's own renderer.
+func TestE2EGoAcceptanceScript(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "goaccept")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/goaccept").CombinedOutput(); err != nil {
+		t.Fatalf("go build ./testdata/goaccept: %v\n%s", err, out)
+	}
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Shouting now.", ToolCalls: []fakellm.ToolCall{fakellm.Call("shout", map[string]any{"text": "hello"})}},
+		fakellm.Turn{Text: "Shouted it."},
+	))
+	const cols, rows = 100, 30
+	term := env.StartSized(t, cols, rows, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/goaccept")
+	term.Press("enter")
+
+	term.WaitFor("Pick a fruit", "→ apple", "GO-ABOVE-WIDGET", "GO-BELOW-WIDGET", "GO-STATUS")
+	term.Press("down", "down", "up")
+	term.WaitFor("→ banana")
+	term.Press("enter")
+	term.WaitFor("picked=banana")
+
+	term.WaitFor("Deploy now?")
+	term.WaitFor("confirm=false")
+	term.WaitGone("Deploy now?")
+
+	term.WaitFor("+-- GO-COUNTER --+", "go key presses: 0")
+	term.Type("a")
+	term.WaitFor("go key presses: 1")
+	term.Press("down")
+	term.WaitFor("go key presses: 2")
+	term.Press("enter")
+	term.WaitFor("counter=go-counter 2")
+	term.WaitGone("+-- GO-COUNTER --+")
+
+	term.WaitFor("+-- GO-OVERLAY --+")
+	if lines := strings.Split(term.Screen(), "\n"); len(lines) < 2 || !strings.HasPrefix(string([]rune(lines[1])[1:]), "+-- GO-OVERLAY --+") {
+		t.Fatalf("the overlay is not at row 1, column 1:\n%s", term.Screen())
+	}
+	term.Resize(50, rows)
+	term.WaitGone("GO-OVERLAY")
+	term.Resize(cols, rows)
+	term.WaitFor("+-- GO-OVERLAY --+")
+	term.Type("x")
+	term.WaitFor("go key presses: 1")
+	term.Press("enter")
+	term.WaitFor("overlay=go-overlay 1")
+	term.WaitGone("+-- GO-OVERLAY --+")
+
+	term.WaitFor("GO-FOOTER replies=0 status=GO-STATUS")
+	term.WaitGone("fake-model")
+	term.Type("shout hello")
+	term.Press("enter")
+	term.WaitFor("GO-SHOUT-CALL hello", "GO-SHOUT-RESULT <HELLO>", "Shouted it.", "GO-FOOTER replies=2 status=GO-STATUS")
+	quit(t, term)
+}

@@ -5,4 +5,6 @@
 //   - permissiongate: blocks dangerous bash commands in tool_call (fail-closed gate)
 //   - wordcount: a custom tool with a typed, schema-derived parameter struct
 //   - contextfilter: a context handler that keeps hidden notes out of what the model sees
+//   - uiscript: the terminal UI surfaces (status, widgets, dialogs, a custom component, an
+//     overlay, a footer reading the session, a tool renderer) in one /goaccept command
 package goext

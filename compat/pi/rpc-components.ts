@@ -1,6 +1,6 @@
-// rpc-components.ts is loaded by rpc-driver.mjs next to the rpcui Go extension: a footer factory
-// and a factory widget that re-renders on a timer reach pi's RpcClient as setFooter/setWidget
-// frames it never answers, and the session goes on as before.
+// rpc-components.ts is loaded by rpc-driver.mjs next to the rpcui Go extension: a footer factory,
+// a factory widget that re-renders on a timer and an overlay (ctx.ui.custom) reach pi's RpcClient
+// as setFooter/setWidget/custom frames it never answers, and the session goes on as before.
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Text } from "@mariozechner/pi-tui";
 
@@ -21,5 +21,9 @@ export default function (pi: ExtensionAPI) {
 			},
 			{ placement: "belowEditor" },
 		);
+		// pi's RpcClient sends no extension_ui_input: the overlay stays open and nothing waits on it.
+		void ctx.ui
+			.custom((_tui, _theme, _kb, _done) => ({ render: (w: number) => ["RPC-OVERLAY " + w], handleInput() {}, invalidate() {} }), { overlay: true })
+			.catch(() => {});
 	});
 }

@@ -149,14 +149,16 @@ try {
 	await assert.rejects(client.compact(), /nothing to compact/);
 	await assert.rejects(client.setModel("fakellm", "nope"), /Model not found: fakellm\/nope/);
 
-	// 9. The TypeScript extension's footer and factory widget reached the client as lines, the
-	// widget again as it re-rendered, with its placement; nothing waited for an answer.
+	// 9. The TypeScript extension's footer, factory widget and overlay reached the client as lines,
+	// the widget again as it re-rendered, with its placement; nothing waited for an answer.
 	const footer = uiRequests.find((r) => r.method === "setFooter" && r.footerLines);
 	assert.match(footer?.footerLines?.[0] ?? "", /^COMPONENT-FOOTER \d+$/);
 	const ticks = uiRequests.filter((r) => r.method === "setWidget" && r.widgetKey === "ticker");
 	assert.ok(ticks.length >= 2, `factory widget frames: ${ticks.length}`);
 	assert.equal(ticks[0].widgetPlacement, "belowEditor");
 	assert.ok(ticks.some((r) => (r.widgetLines?.[0] ?? "").trim() === "TICK 3"), JSON.stringify(ticks.map((r) => r.widgetLines)));
+	const overlay = uiRequests.find((r) => r.method === "custom");
+	assert.ok(overlay?.overlay === true && /^RPC-OVERLAY \d+$/.test(overlay.lines?.[0] ?? ""), JSON.stringify(overlay));
 
 	summary.ok = true;
 	console.log(JSON.stringify(summary));

@@ -625,10 +625,24 @@ func (a *Agent) runTools(ctx context.Context, calls []llm.Content) ([]llm.Messag
 			continue
 		}
 		wg.Add(1)
+		sr, ok := r.tool.(tool.StartReporter)
+		if !ok || !sr.ReportsStart() {
+			go func() {
+				defer wg.Done()
+				a.execute(ctx, cfg, r)
+			}()
+			continue
+		}
+		// The next call starts once this one reached its executor (tool.StartReporter).
+		started := make(chan struct{})
+		var once sync.Once
+		mark := func() { once.Do(func() { close(started) }) }
 		go func() {
 			defer wg.Done()
-			a.execute(ctx, cfg, r)
+			defer mark()
+			a.execute(tool.WithStarted(ctx, mark), cfg, r)
 		}()
+		<-started
 	}
 	wg.Wait()
 

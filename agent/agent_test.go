@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -326,5 +327,48 @@ func TestAdoptMessages(t *testing.T) {
 	got := a.Messages()
 	if len(got) != 2 || &got[0] != &msgs[0] {
 		t.Fatalf("adopted context copied or changed: %d messages", len(got))
+	}
+}
+
+// handoffTool hands each call to an executor that takes calls in arrival order (as an extension
+// host reads its requests): Execute queues the call's id, reports tool.Started, then waits for
+// its turn to finish.
+type handoffTool struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (*handoffTool) Name() string        { return "handoff" }
+func (*handoffTool) Description() string { return "hands the call over" }
+func (*handoffTool) Parameters() json.RawMessage {
+	return json.RawMessage(`{"type":"object","properties":{}}`)
+}
+func (*handoffTool) ReportsStart() bool { return true }
+func (h *handoffTool) Execute(ctx context.Context, c tool.Call, _ func(tool.Result)) (tool.Result, error) {
+	h.mu.Lock()
+	h.seen = append(h.seen, c.ID)
+	h.mu.Unlock()
+	tool.Started(ctx)
+	return tool.TextResult("handed "+c.ID, nil), nil
+}
+
+// TestParallelToolsStartInOrder: a tool.StartReporter's parallel calls reach its executor in the
+// model's order (pi starts each execute in order: its todo example numbers items by it).
+func TestParallelToolsStartInOrder(t *testing.T) {
+	var calls [][3]string
+	var want []string
+	for i := range 40 {
+		id := fmt.Sprintf("c%02d", i)
+		calls = append(calls, [3]string{id, "handoff", `{}`})
+		want = append(want, id)
+	}
+	p := &scripted{turns: []func(*llm.Builder) llm.Message{callsTurn(calls...), textTurn("done")}}
+	h := &handoffTool{}
+	a := New(Config{Provider: p, Model: testModel, Tools: []tool.Tool{h}})
+	if err := a.Prompt(context.Background(), llm.UserText("go", nil, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.seen, " "); got != strings.Join(want, " ") {
+		t.Fatalf("calls reached the executor as\n%s\nwant\n%s", got, strings.Join(want, " "))
 	}
 }

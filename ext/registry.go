@@ -29,6 +29,10 @@ type ToolDefinition struct {
 	// Sequential is pi's executionMode "sequential": a batch holding a call of this tool runs
 	// its calls one at a time (tool.Sequencer).
 	Sequential bool
+	// ReportsStart says Execute calls tool.Started(ctx) once the call reached where it runs (an
+	// extension host's tools): parallel calls then start in the model's order
+	// (tool.StartReporter).
+	ReportsStart bool
 	// Execute runs one call: c is a fresh ExtensionContext, onUpdate streams partial results, and
 	// ctx is cancelled on abort. Set Result.Terminate to end the batch.
 	Execute func(ctx context.Context, c Context, call tool.Call, onUpdate func(tool.Result)) (tool.Result, error)
@@ -464,6 +468,9 @@ func (t *extTool) PromptGuidelines() []string { return t.def.PromptGuidelines }
 
 // Sequential reports the definition's executionMode "sequential" (tool.Sequencer).
 func (t *extTool) Sequential() bool { return t.def.Sequential }
+
+// ReportsStart reports the definition's ReportsStart (tool.StartReporter).
+func (t *extTool) ReportsStart() bool { return t.def.ReportsStart }
 
 func (t *extTool) PrepareArguments(args map[string]any) map[string]any {
 	if t.def.PrepareArguments == nil {

@@ -71,6 +71,31 @@ type Sequencer interface {
 	Sequential() bool
 }
 
+// StartReporter is implemented by tools whose Execute hands each call to another executor (an
+// extension host) and says so with Started(ctx) once it has: in a parallel batch the agent starts
+// the next call only then (or when Execute returned), so the calls reach that executor in the
+// model's order, as pi starts each execute in order (pi's todo example numbers its items by it).
+// ReportsStart false makes the tool an ordinary parallel one.
+type StartReporter interface {
+	ReportsStart() bool
+}
+
+// startedKey is the context key of the hook Started calls.
+type startedKey struct{}
+
+// WithStarted returns ctx carrying fn for Started to call (the agent's, for a StartReporter).
+func WithStarted(ctx context.Context, fn func()) context.Context {
+	return context.WithValue(ctx, startedKey{}, fn)
+}
+
+// Started tells the agent that the call of ctx has been handed to its executor; a no-op when
+// ctx carries no hook. It may be called more than once.
+func Started(ctx context.Context) {
+	if fn, ok := ctx.Value(startedKey{}).(func()); ok {
+		fn()
+	}
+}
+
 // Sourced is optionally implemented by a tool that atomic offers but that comes from outside
 // it, such as a tool of an MCP server: Source names where it comes from for getAllTools'
 // sourceInfo (path, e.g. "mcp:github"; source, e.g. "mcp"). Tools without it are "builtin".

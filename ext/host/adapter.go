@@ -509,6 +509,8 @@ func (s *Supervisor) toolDefinition(g *generation, i int, spec protocol.ToolSpec
 		Name: spec.Name, Label: spec.Label, Description: spec.Description, Parameters: spec.Parameters,
 		PromptSnippet: spec.PromptSnippet, PromptGuidelines: spec.PromptGuidelines,
 		Sequential: spec.ExecutionMode == "sequential",
+		// callWithin calls tool.Started once the tool.execute request is written.
+		ReportsStart: true,
 		Execute: func(ctx context.Context, c ext.Context, call tool.Call, onUpdate func(tool.Result)) (tool.Result, error) {
 			p, err := s.ensure()
 			if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/atomic-cli/atomic/ext/protocol"
 	"github.com/atomic-cli/atomic/internal/procgroup"
+	"github.com/atomic-cli/atomic/tool"
 )
 
 // ErrUnavailable is wrapped by the errors of calls that failed because the host crashed, hung,
@@ -379,6 +380,8 @@ func (p *process) callWithin(ctx context.Context, limit time.Duration, ctxID int
 		}
 		return nil, fmt.Errorf("extension host: sending %s: %w", method, err)
 	}
+	// The host reads requests in order: a parallel batch's next tool call may start now.
+	tool.Started(ctx)
 	var cancelled, expired <-chan time.Time
 	var recheck *time.Timer
 	if limit > 0 {

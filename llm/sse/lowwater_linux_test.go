@@ -108,3 +108,61 @@ func TestLowWaterUnderTLS(t *testing.T) {
 		t.Errorf("released SO_RCVLOWAT = %d, want 1", v)
 	}
 }
+
+// A held-back read over a real TCP connection returns as soon as the sender has sent more than
+// the low-water mark, long before its interval ends: a fast sender is never throttled by the
+// pacing (the kernel wakes the read, tcp_epollin_ready).
+func TestHeldReadWakesForFastSender(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	sent := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			close(sent)
+			return
+		}
+		sent <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, ok := <-sent
+	if !ok {
+		t.Fatal("accept failed")
+	}
+	defer s.Close()
+	rc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An interval of an hour: only the kernel's wakeup can end the held-back read in time.
+	body := &pacedBody{ReadCloser: c, ctx: context.Background(), interval: time.Hour, quiet: newSocketLowWater(rc)}
+	buf := make([]byte, 4*heldLowWater)
+	s.Write([]byte("a"))
+	if n, err := body.Read(buf); n != 1 || err != nil {
+		t.Fatalf("first Read = %d, %v", n, err)
+	}
+	got := make(chan int, 1)
+	go func() {
+		n, _ := body.Read(buf)
+		got <- n
+	}()
+	s.Write(make([]byte, 2*heldLowWater))
+	select {
+	case n := <-got:
+		if n == 0 {
+			t.Fatal("held-back read returned nothing")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("held-back read not woken by 32 KiB of data: a fast sender would be throttled")
+	}
+	if v := rcvLowat(t, c); v != 1 {
+		t.Errorf("SO_RCVLOWAT after the read = %d, want 1", v)
+	}
+}

@@ -274,35 +274,48 @@ func (s loggingSocket) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// The low-water mark is raised only around a wait, and lowered again before the read and when a
-// cancel ends the wait.
-func TestPacedBodyLowWaterAroundWait(t *testing.T) {
+// The low-water mark is raised only around a held-back read and lowered again after it; a read
+// after a pause is not held back.
+func TestPacedBodyLowWaterAroundHeldRead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var log []string
-		ctx, cancel := context.WithCancel(context.Background())
 		sock := newSocket()
-		body := pace(ctx, loggingSocket{sock, &log}, 16*time.Millisecond, recordingLowWater{&log})
+		body := pace(context.Background(), loggingSocket{sock, &log}, 16*time.Millisecond, recordingLowWater{&log})
 		buf := make([]byte, 64)
 		sock.write("a")
-		body.Read(buf) // the first read: no wait
+		body.Read(buf) // the first read: at once
 		sock.write("b")
-		body.Read(buf) // waits: hold, release, read
+		body.Read(buf) // held back: hold, read, release
 		time.Sleep(time.Second)
 		sock.write("c")
-		body.Read(buf) // after a pause: no wait
-		done := make(chan error, 1)
-		go func() {
-			_, err := body.Read(buf)
-			done <- err
-		}()
-		synctest.Wait()
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("Read after cancel: %v", err)
-		}
-		want := "read a,hold,release,read b,read c,hold,release"
+		body.Read(buf) // after a pause: at once
+		want := "read a,hold,read b,release,read c"
 		if got := strings.Join(log, ","); got != want {
 			t.Errorf("sequence %q, want %q", got, want)
+		}
+	})
+}
+
+// Without the low-water mark, a read of fastRead bytes or more turns pacing off: a fast stream is
+// never slept on again.
+func TestPacedBodyFastStreamNotPaced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sock := newSocket()
+		body := pace(context.Background(), sock, 16*time.Millisecond, nil)
+		buf := make([]byte, 4*fastRead)
+		sock.write("a")
+		body.Read(buf)
+		sock.write(strings.Repeat("x", fastRead))
+		body.Read(buf) // held back 16 ms, then a fast read
+		start := time.Now()
+		for range 3 {
+			sock.write("y")
+			if n, err := body.Read(buf); n != 1 || err != nil {
+				t.Fatalf("Read = %d, %v", n, err)
+			}
+		}
+		if d := time.Since(start); d != 0 {
+			t.Errorf("reads of a fast stream waited %s", d)
 		}
 	})
 }

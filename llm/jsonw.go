@@ -69,15 +69,24 @@ func (w *objWriter) close() []byte {
 	return append(w.buf, '}')
 }
 
-// AppendJSONString appends s to dst as a JSON string literal. Unlike encoding/json it does not
-// escape <, >, &, U+2028 or U+2029, matching JSON.stringify; invalid UTF-8 becomes U+FFFD.
-func AppendJSONString(dst []byte, s string) []byte {
+// AppendJSONString appends s to dst as JSON.stringify writes a string: \b \f \n \r \t \" and
+// \\ escaped, other control characters as \u00XX, and (unlike encoding/json) <, >, &, U+2028
+// and U+2029 left as they are; invalid UTF-8 becomes \ufffd (Go strings hold no lone
+// surrogates to keep).
+func AppendJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s, false) }
+
+// AppendGoJSONString appends s to dst as encoding/json writes a string with HTML escaping off
+// (json.Encoder.SetEscapeHTML(false)): as AppendJSONString, but U+2028 and U+2029 escaped as
+// \u2028 and \u2029. Provider payloads byte-identical to encoding/json's use it.
+func AppendGoJSONString(dst []byte, s string) []byte { return appendJSONString(dst, s, true) }
+
+// appendJSONString is AppendJSONString, escaping U+2028 and U+2029 when lineSeps is set.
+func appendJSONString(dst []byte, s string, lineSeps bool) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
+		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
 				continue
@@ -86,6 +95,10 @@ func AppendJSONString(dst []byte, s string) []byte {
 			switch c {
 			case '"', '\\':
 				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			case '\n':
 				dst = append(dst, '\\', 'n')
 			case '\r':
@@ -100,12 +113,15 @@ func AppendJSONString(dst []byte, s string) []byte {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
+		switch {
+		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\\ufffd"...)
-			i += size
-			start = i
-			continue
+			dst = append(dst, `\ufffd`...)
+			start = i + size
+		case lineSeps && (r == '\u2028' || r == '\u2029'):
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			start = i + size
 		}
 		i += size
 	}

@@ -521,7 +521,12 @@ func (p *process) handle(m *protocol.Message) {
 	case m.Method == protocol.MethodHeartbeat:
 		p.lastBeat.Store(time.Now().UnixNano())
 	case m.Method == protocol.MethodToolUpdate:
-		var u protocol.ToolUpdateParams
+		// The partial result is passed on as the host wrote it: a tool's is a ToolResult, but a
+		// provider.stream's is a pi stream event (type, delta…) that ToolResult would drop.
+		var u struct {
+			ID            json.RawMessage `json:"id"`
+			PartialResult json.RawMessage `json:"partialResult"`
+		}
 		if json.Unmarshal(m.Params, &u) != nil {
 			return
 		}
@@ -532,9 +537,8 @@ func (p *process) handle(m *protocol.Message) {
 		p.mu.Lock()
 		c := p.pending[id]
 		p.mu.Unlock()
-		if c != nil {
-			raw, _ := json.Marshal(u.PartialResult)
-			c.pushUpdate(raw)
+		if c != nil && len(u.PartialResult) > 0 {
+			c.pushUpdate(u.PartialResult)
 		}
 	case m.Method == protocol.MethodCancelRequest && m.IsNotification():
 		p.cancelServed(m.Params)

@@ -719,12 +719,13 @@ func regOrNil(reg *model.Registry, use bool) *model.Registry {
 // shortAliases are pi's and Atomic's multi-letter short flags, which the flag parser cannot
 // express (config-and-resources.md §16).
 var shortAliases = map[string]string{
-	"-nc": "--no-context-files",
-	"-nt": "--no-tools",
-	"-ns": "--no-skills",
-	"-np": "--no-prompt-templates",
-	"-ne": "--no-extensions", // extensions.go
-	"-na": "--no-approve",    // extensions.go
+	"-nc":  "--no-context-files",
+	"-nt":  "--no-tools",
+	"-nbt": "--no-builtin-tools",
+	"-ns":  "--no-skills",
+	"-np":  "--no-prompt-templates",
+	"-ne":  "--no-extensions", // extensions.go
+	"-na":  "--no-approve",    // extensions.go
 }
 
 // expandAliases rewrites multi-letter short flags before parsing; "--" ends option parsing.

@@ -188,3 +188,12 @@ func TestNoBuiltinToolsWithToolsList(t *testing.T) {
 	p.print("--no-session", "--no-builtin-tools", "-p", "hi")
 	p.requestLacks(1, `"name":"search"`, `"name":"read"`)
 }
+
+// -nbt is pi's and Atomic's short form of --no-builtin-tools.
+func TestNoBuiltinToolsShortForm(t *testing.T) {
+	p := newTSProbe(t, []fakellm.Turn{{Text: "a"}})
+	if out, _ := p.print("--no-session", "-nbt", "-p", "hi"); out != "a\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	p.requestLacks(0, `"name":"read"`, `"name":"bash"`)
+}

@@ -17,7 +17,7 @@ import (
 // returns its value on Enter; an overlay at its anchor that its visible() hides while the
 // terminal is narrower than 60 columns; a replaced footer that reads the session (its count of
 // replies follows the next turn) and the extension statuses; a tool drawn by its own renderCall
-// and renderResult.
+// and renderResult. No working line shows while the command runs.
 func TestE2EAcceptanceScript(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("needs node")
@@ -42,6 +42,11 @@ func TestE2EAcceptanceScript(t *testing.T) {
 	s := term.Screen()
 	if strings.Index(s, "ABOVE-WIDGET") > strings.Index(s, "Pick a fruit") || strings.Index(s, "BELOW-WIDGET") < strings.Index(s, "Pick a fruit") {
 		t.Fatalf("widgets are not above and below the editor slot:\n%s", s)
+	}
+	// An extension command is not the agent working: no working line while it runs, as in pi
+	// (whose loader starts at agent_start).
+	if strings.Contains(s, "Working...") {
+		t.Fatalf("the working line shows while only an extension command runs:\n%s", s)
 	}
 	term.Press("down", "down", "up")
 	term.WaitFor("→ banana")

@@ -330,6 +330,7 @@ func (m *model) submit(text string) tea.Cmd {
 		return m.queue(text, false)
 	}
 	m.prompting = true
+	m.promptIsCmd = m.rt.Session().IsExtensionCommand(text)
 	ctx := m.ctx
 	rt := m.rt
 	images := m.takeImages(text)

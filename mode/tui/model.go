@@ -65,6 +65,7 @@ type model struct {
 
 	// run state
 	prompting     bool // a prompt goroutine of ours is running
+	promptIsCmd   bool // that prompt runs an extension command (no working line of its own)
 	agentRunning  bool // between agent_start and agent_end
 	compacting    bool
 	retry         string // retry status line, "" when none
@@ -192,9 +193,20 @@ func (m *model) nextStartupPrompt() tea.Cmd {
 	return m.submit(p)
 }
 
-// working reports whether the working line is shown.
+// working reports whether a prompt, the agent, a compaction or a retry is under way (Escape
+// aborts, Enter queues).
 func (m *model) working() bool {
 	return m.prompting || m.agentRunning || m.compacting || m.retry != ""
+}
+
+// showWorking reports whether the working line is shown: while working, except while only an
+// extension command runs and no extension set a working message (its dialogs have the screen;
+// pi shows its loader from agent_start, so a command that starts the agent shows it then).
+func (m *model) showWorking() bool {
+	if m.prompting && m.promptIsCmd && m.workingMsg == "" && !m.agentRunning && !m.compacting && m.retry == "" {
+		return false
+	}
+	return m.working()
 }
 
 // Update handles one message.
@@ -346,7 +358,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 	case spinMsg:
 		return nil // schedulePaint paints at once; paint advances the spinner
 	case promptDoneMsg:
-		m.prompting = false
+		m.prompting, m.promptIsCmd = false, false
 		if msg.err != nil && m.ctx.Err() == nil {
 			m.notice("error", msg.err.Error())
 		}
@@ -443,7 +455,7 @@ type spinMsg struct{}
 // ensureSpinner starts or stops the spinner with the working state: no timer runs while nothing
 // animates, so an idle screen writes nothing (tui.md §9.3).
 func (m *model) ensureSpinner() {
-	want := m.working() && !m.workingHidden && len(m.spinFrames) > 1 && m.spinEvery > 0
+	want := m.showWorking() && !m.workingHidden && len(m.spinFrames) > 1 && m.spinEvery > 0
 	if want == m.spinning {
 		return
 	}
@@ -520,6 +532,11 @@ func (m *model) rebuild() {
 	m.cur = nil
 	m.tools = map[string]*chat.ToolBlock{}
 	m.chat.Append(m.headerBlock())
+	if m.comps.header != nil {
+		if l := m.resourceListing(); len(l) > 0 {
+			m.chat.Append(&chat.LinesBlock{Lines: l})
+		}
+	}
 	st := s.Store()
 	for _, e := range st.Branch(st.LeafID()) {
 		m.addEntry(e)
@@ -570,7 +587,7 @@ func (m *model) frame() screen.Frame {
 	}
 	var dock []string
 	dock = append(dock, m.pendingLines(w)...)
-	if m.working() && !m.workingHidden {
+	if m.showWorking() && !m.workingHidden {
 		dock = append(dock, m.workingLine(w))
 	}
 	above, below := m.widgetLines(w)

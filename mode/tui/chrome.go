@@ -50,6 +50,16 @@ func (m *model) header() []string {
 		}
 	}
 	out = append(out, hints...)
+	return append(out, m.resourceListing()...)
+}
+
+// resourceListing is the start-up listing of the loaded context files and extensions (tui.md
+// §1.2): a blank line and a "[Title]" line, then one indented path a line, per section. It
+// follows the header, the built-in one or an extension's (pi lists them in the chat, so a
+// custom header keeps them).
+func (m *model) resourceListing() []string {
+	th := m.th
+	var out []string
 	section := func(title string, items []string) {
 		if len(items) == 0 {
 			return

@@ -3,6 +3,7 @@ package tui_test
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
@@ -67,6 +68,16 @@ export default function (pi: ExtensionAPI) {
 				invalidate() {},
 			}));
 		},
+	});
+	pi.registerCommand("header", {
+		description: "a custom header",
+		handler: async (_args, ctx) => {
+			ctx.ui.setHeader(() => ({ render: (w: number) => [truncateToWidth("CUSTOM-HEADER", w)], invalidate() {} }));
+		},
+	});
+	pi.registerCommand("noheader", {
+		description: "restore the built-in header",
+		handler: async (_args, ctx) => ctx.ui.setHeader(undefined),
 	});
 	pi.registerCommand("restore", {
 		description: "restore the built-in footer",
@@ -154,6 +165,28 @@ func TestE2EFactoryWidgetAndFooter(t *testing.T) {
 	term.Press("enter")
 	term.WaitFor("fake-model")
 	term.WaitGone("CUSTOM-FOOTER", "FACTORY-WIDGET")
+	quit(t, term)
+}
+
+// TestE2ECustomHeaderKeepsListing: a custom header (setHeader) replaces the built-in name and
+// key hints, and the [Extensions] listing still follows it, as in pi 0.73.1 (which lists the
+// loaded resources in the chat, under any header); setHeader(undefined) brings the hints back.
+func TestE2ECustomHeaderKeepsListing(t *testing.T) {
+	_, term := componentsEnv(t)
+	term.WaitFor("to cycle thinking", "[Extensions]")
+	term.Type("/header")
+	term.Press("enter")
+	term.WaitFor("CUSTOM-HEADER")
+	term.WaitGone("to cycle thinking")
+	s := term.Screen()
+	h, l := strings.Index(s, "CUSTOM-HEADER"), strings.Index(s, "[Extensions]")
+	if l < 0 || l < h || !strings.Contains(s[l:], "components.ts") {
+		t.Fatalf("the [Extensions] listing does not follow the custom header:\n%s", s)
+	}
+	term.Type("/noheader")
+	term.Press("enter")
+	term.WaitFor("to cycle thinking", "[Extensions]")
+	term.WaitGone("CUSTOM-HEADER")
 	quit(t, term)
 }
 

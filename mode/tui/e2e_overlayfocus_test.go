@@ -49,6 +49,27 @@ export default function (pi: ExtensionAPI) {
 	pi.registerCommand("ovhide", { description: "hide it", handler: async (_a, ctx) => { handle.setHidden(true); ctx.ui.notify("isHidden " + handle.isHidden(), "info"); } });
 	pi.registerCommand("ovshow", { description: "show it", handler: async () => { handle.setHidden(false); } });
 	pi.registerCommand("ovclose", { description: "close it", handler: async () => { handle.hide(); } });
+	pi.registerCommand("passive", {
+		description: "a controller overlay with a passive panel it ticks through its own tui",
+		handler: async (_args, ctx) => {
+			await ctx.ui.custom((tui, _t, _k, done) => {
+				const panel = { n: 0, render: (w: number) => [truncateToWidth("[TICK] " + panel.n, w)], invalidate() {} };
+				const h = tui.showOverlay(panel, { nonCapturing: true, anchor: "top-right", width: 20 });
+				const timer = setInterval(() => {
+					panel.n++;
+					tui.requestRender();
+					if (panel.n >= 3) clearInterval(timer);
+				}, 20);
+				return {
+					render: (w: number) => [truncateToWidth("[CTRL]", w)],
+					handleInput(data: string) {
+						if (matchesKey(data, Key.escape)) { clearInterval(timer); h.hide(); done("ctrl closed"); }
+					},
+					invalidate() {},
+				};
+			}, { overlay: true, overlayOptions: { anchor: "center", width: 30 } });
+		},
+	});
 	pi.registerCommand("resp", {
 		description: "a responsive overlay",
 		handler: async (_args, ctx) => {
@@ -163,5 +184,18 @@ func TestE2EGoOverlayFocus(t *testing.T) {
 	term.WaitFor("focused=true")
 	term.Press("esc")
 	term.WaitFor("gonc returned: go closed 0 true")
+	quit(t, term)
+}
+
+// TestE2EOverlayPassivePanel: a panel a controller opened with tui.showOverlay draws again when
+// the controller calls its own tui.requestRender (pi-tui redraws every component; pi's
+// /overlay-passive timer stayed at 00:00), and closes with it.
+func TestE2EOverlayPassivePanel(t *testing.T) {
+	term := overlayFocusEnv(t)
+	term.Type("/passive")
+	term.Press("enter")
+	term.WaitFor("[CTRL]", "[TICK] 3")
+	term.Press("esc")
+	term.WaitGone("[CTRL]", "[TICK]")
 	quit(t, term)
 }

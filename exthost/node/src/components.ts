@@ -76,9 +76,18 @@ function disposeComp(e: Entry): void {
  */
 function makeTui(e: Entry, ctx: number, theme: () => any): any {
 	const overlays: Array<{ close: () => void }> = [];
+	// The overlays this tui opened with showOverlay: pi-tui's requestRender draws every component,
+	// so a controller's requestRender must reach them too (overlay-qa-tests' /overlay-passive
+	// timer panel ticks only through its controller's tui).
+	let shown: Entry[] = [];
+	const render = () => {
+		scheduleRender(e);
+		shown = shown.filter((c) => !c.closed);
+		for (const c of shown) if (c.opened) scheduleRender(c);
+	};
 	const tui: any = {
-		requestRender: () => scheduleRender(e),
-		invalidate: () => scheduleRender(e),
+		requestRender: render,
+		invalidate: render,
 		terminal: {
 			get columns() {
 				return e.columns;
@@ -112,6 +121,7 @@ function makeTui(e: Entry, ctx: number, theme: () => any): any {
 			let closeIt: () => void = () => {};
 			let entry: Entry | undefined;
 			const p = mountCustom(ctx, () => component, { overlay: true, overlayOptions: options }, theme, (close) => (closeIt = close), (en) => (entry = en));
+			if (entry) shown.push(entry);
 			const o = { close: () => closeIt() };
 			overlays.push(o);
 			void p.catch(() => undefined);

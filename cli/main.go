@@ -260,6 +260,7 @@ func run(o *Options) error {
 		ThinkingLevel:   thinking,
 		Tools:           active,
 		AllBuiltins:     all,
+		ToolAllowlist:   o.toolAllowlist(),
 		SystemPrompt:    o.systemPrompt(agentDir, cwd, withMCPTools(active, mcpMgr)),
 		HTTPClient:      httpClient,
 		MCP:             mcpMgr,
@@ -611,14 +612,31 @@ func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active
 			if n == "" {
 				continue
 			}
-			if _, ok := set[n]; !ok {
-				fmt.Fprintf(o.Stderr, "Warning: unknown tool %q (built-in tools: %s)\n", n, strings.Join(allNames, ", "))
-				continue
+			if _, ok := set[n]; ok { // other names: extension tools, checked once they load
+				names = append(names, n)
 			}
-			names = append(names, n)
 		}
 	}
 	return tool.Select(set, names), all
+}
+
+// toolAllowlist is session.Options.ToolAllowlist as pi 0.73.1 derives it: the --tools names
+// (built-in, MCP and extension tools alike), none for --no-tools, nil (everything) otherwise;
+// --no-builtin-tools only empties the default set.
+func (o *Options) toolAllowlist() []string {
+	if o.Tools != "" {
+		list := []string{}
+		for _, n := range strings.Split(o.Tools, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				list = append(list, n)
+			}
+		}
+		return list
+	}
+	if o.NoTools {
+		return []string{}
+	}
+	return nil
 }
 
 func (o *Options) systemPrompt(agentDir, cwd string, tools []tool.Tool) string {

@@ -159,8 +159,28 @@ type registry struct {
 	msgRender map[string]any
 	entRender map[string]any
 	active    []string                      // nil: the default set
+	allow     map[string]bool               // SetToolAllowlist; nil: every tool
 	sourceOf  func(path string) *SourceInfo // SetSourceInfo; nil or a nil answer: defaultSourceInfo
 }
+
+// SetToolAllowlist makes names the only tools offered, built-in and extension tools alike: the
+// others are left out of the active set, getAllTools and setActiveTools, as pi 0.73.1's
+// allowedToolNames (`--tools a,b`; empty for `--no-tools`). nil allows every tool.
+func (r *Runner) SetToolAllowlist(names []string) {
+	r.reg.mu.Lock()
+	defer r.reg.mu.Unlock()
+	if names == nil {
+		r.reg.allow = nil
+		return
+	}
+	r.reg.allow = make(map[string]bool, len(names))
+	for _, n := range names {
+		r.reg.allow[n] = true
+	}
+}
+
+// allowed reports whether the allowlist lets name be offered; g.mu is held.
+func (g *registry) allowed(name string) bool { return g.allow == nil || g.allow[name] }
 
 // SetSourceInfo gives the sourceInfo of the extension at each path (its source, scope, origin
 // and baseDir, as the loader found it) for getAllTools and getCommands; fn returns nil for a
@@ -380,6 +400,9 @@ func (g *registry) toolSet(builtins []tool.Tool, r *Runner) (all []tool.Tool, sr
 	byName := map[string]int{}
 	src = map[string]string{}
 	for _, t := range builtins {
+		if !g.allowed(t.Name()) {
+			continue
+		}
 		byName[t.Name()] = len(all)
 		all = append(all, t)
 		src[t.Name()] = "builtin"
@@ -388,6 +411,9 @@ func (g *registry) toolSet(builtins []tool.Tool, r *Runner) (all []tool.Tool, sr
 		}
 	}
 	for _, rt := range g.tools {
+		if !g.allowed(rt.def.Name) {
+			continue
+		}
 		et := &extTool{def: rt.def, runner: r}
 		if i, ok := byName[rt.def.Name]; ok {
 			all[i] = et
@@ -404,19 +430,27 @@ func (g *registry) activeToolNames(builtins []tool.Tool) []string {
 	g.mu.Lock()
 	active := g.active
 	g.mu.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if active != nil {
-		return append([]string(nil), active...)
+		var names []string
+		for _, n := range active {
+			if g.allowed(n) {
+				names = append(names, n)
+			}
+		}
+		return names
 	}
 	var names []string
 	seen := map[string]bool{}
 	for _, t := range builtins {
-		names = append(names, t.Name())
+		if g.allowed(t.Name()) {
+			names = append(names, t.Name())
+		}
 		seen[t.Name()] = true
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
 	for _, t := range g.tools {
-		if !seen[t.def.Name] {
+		if g.allowed(t.def.Name) && !seen[t.def.Name] {
 			names = append(names, t.def.Name)
 			seen[t.def.Name] = true
 		}
@@ -510,6 +544,16 @@ func (r *Runner) Tools(activeBuiltins, allBuiltins []tool.Tool) []tool.Tool {
 		}
 	}
 	return out
+}
+
+// ToolNames returns the names of the tools the extensions registered, in registration order.
+func (r *Runner) ToolNames() []string {
+	all, _ := r.reg.toolSet(nil, nil)
+	names := make([]string, len(all))
+	for i, t := range all {
+		names[i] = t.Name()
+	}
+	return names
 }
 
 // Command returns the command users invoke as name (after duplicate suffixing).

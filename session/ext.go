@@ -675,6 +675,26 @@ func (s *Session) ToolsChanged() {
 	})
 }
 
+// checkAllowlist reports each Options.ToolAllowlist name that matches no built-in, MCP or
+// extension tool (a typo in --tools would otherwise leave the model silently without it).
+func (s *Session) checkAllowlist() {
+	if len(s.opts.ToolAllowlist) == 0 || s.opts.OnError == nil {
+		return
+	}
+	known := map[string]bool{}
+	for _, t := range s.allBuiltins() {
+		known[t.Name()] = true
+	}
+	for _, n := range s.runner.ToolNames() {
+		known[n] = true
+	}
+	for _, n := range s.opts.ToolAllowlist {
+		if !known[n] {
+			s.opts.OnError(fmt.Errorf("--tools: unknown tool %q", n))
+		}
+	}
+}
+
 // BuiltinTools returns every built-in tool the session can offer.
 func (s *Session) BuiltinTools() []tool.Tool { return s.allBuiltins() }
 

@@ -51,6 +51,11 @@ type Options struct {
 	// AllBuiltins are every built-in tool the session could offer (Tools are the active ones);
 	// extensions' setActiveTools chooses among these and the extension tools.
 	AllBuiltins []tool.Tool
+	// ToolAllowlist, when not nil, is the only tools the session offers, built-in, MCP and
+	// extension tools alike (pi 0.73.1's allowedToolNames: `--tools a,b`, or empty for
+	// `--no-tools`); nil allows every tool. A name that matches no tool once the extensions have
+	// loaded is reported through OnError.
+	ToolAllowlist []string
 	// Extensions are Go extension factories, run in order when the session starts (and again
 	// when it is replaced or reloaded); ExtensionPaths name them ("go:<name>").
 	Extensions     []ext.Factory
@@ -194,6 +199,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 	s := &Session{store: o.Store, reg: o.Registry, http: o.HTTPClient, onErr: o.OnError, now: o.Now, opts: o, basePrompt: o.SystemPrompt, stream: st}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.runner = ext.NewRunner(s.newContext)
+	s.runner.SetToolAllowlist(o.ToolAllowlist)
 	if len(o.ExtensionSourceInfo) > 0 {
 		// getAllTools and getCommands name where each extension was found.
 		s.runner.SetSourceInfo(func(path string) *ext.SourceInfo {
@@ -260,6 +266,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 		s.loadErrs = s.runner.Load(s, o.ExtensionPaths, o.Extensions)
 		s.ToolsChanged()
 	}
+	s.checkAllowlist()
 	return s, nil
 }
 

@@ -357,11 +357,7 @@ func (s *Supervisor) dispatch(p *process, g *generation, i, h int, spec *ext.Spe
 	defer g.leave(id)
 	raw, err := p.callWithin(goctx, s.opts.HandlerTimeout, id, protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, signal), what, nil)
 	if err != nil {
-		var te *TimeoutError
-		if errors.As(err, &te) {
-			return nil, err
-		}
-		return nil, errors.New(errorText(err))
+		return nil, handlerError(err)
 	}
 	var res protocol.EventResult
 	if err := json.Unmarshal(raw, &res); err != nil {

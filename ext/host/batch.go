@@ -179,11 +179,7 @@ func (s *Supervisor) callBatch(p *process, g *generation, hs []int, i int, spec 
 	raw, err := p.callWithin(goctx, limit, id, protocol.MethodEvent, batchParams(i, g.n, hs, spec.Name, body, id, signal),
 		fmt.Sprintf("the %s handlers of %s", spec.Name, s.paths[i]), nil)
 	if err != nil {
-		var te *TimeoutError
-		if errors.As(err, &te) {
-			return nil, err
-		}
-		return nil, errors.New(errorText(err))
+		return nil, handlerError(err)
 	}
 	var res protocol.EventBatchResult
 	if err := json.Unmarshal(raw, &res); err != nil {

@@ -465,6 +465,17 @@ func eventNames() []string {
 	return out
 }
 
+// handlerError is the error a handler's event call reports: a *TimeoutError as it is (the
+// runner names the unsettled handler from it), any other error as its message without the
+// protocol's wrapping.
+func handlerError(err error) error {
+	var te *TimeoutError
+	if errors.As(err, &te) {
+		return err
+	}
+	return errors.New(errorText(err))
+}
+
 // errorText is the message of err without the protocol's wrapping.
 func errorText(err error) string {
 	var pe *protocol.Error

@@ -8,6 +8,7 @@
 // the normal Node way, from the extension's own directory.
 
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import Module from "node:module";
 import * as nodePath from "node:path";
 import * as extras from "./extras";
@@ -86,23 +87,76 @@ export async function withFileMutationQueue<T>(filePath: string, fn: () => Promi
 	}
 }
 
-/** createLocalBashOperations runs commands with the local shell (pi's BashOperations). */
+/**
+ * localShell is the shell createLocalBashOperations runs commands with, resolved as pi's
+ * getShellConfig and atomic's bash tool do (tools.md §5.1): /bin/bash, else bash on PATH, else sh.
+ * $SHELL is not consulted: a user's login shell may not understand the bash syntax tools emit.
+ */
+export function localShell(): string {
+	if (existsSync("/bin/bash")) return "/bin/bash";
+	for (const dir of (process.env.PATH ?? "").split(nodePath.delimiter)) {
+		if (!dir) continue;
+		const candidate = nodePath.join(dir, "bash");
+		if (existsSync(candidate)) return candidate;
+	}
+	return "sh";
+}
+
+/** killTree ends a detached child and everything it started (its process group). */
+function killTree(pid: number | undefined): void {
+	if (!pid) return;
+	try {
+		process.kill(-pid, "SIGKILL");
+	} catch {
+		try {
+			process.kill(pid, "SIGKILL");
+		} catch {
+			// already gone
+		}
+	}
+}
+
+/**
+ * createLocalBashOperations runs commands with the local shell (pi's BashOperations). Each command
+ * gets its own process group, killed whole on abort or after options.timeout seconds; exec then
+ * rejects with "aborted" or "timeout".
+ */
 export function createLocalBashOperations() {
 	return {
 		exec(command: string, cwd: string, options: { onData?: (d: Buffer) => void; signal?: AbortSignal; timeout?: number; env?: NodeJS.ProcessEnv } = {}) {
 			return new Promise<{ exitCode: number | null }>((resolve, reject) => {
-				const child = spawn(process.env.SHELL || "/bin/sh", ["-c", command], { cwd, env: options.env ?? process.env, signal: options.signal });
+				if (options.signal?.aborted) {
+					reject(new Error("aborted"));
+					return;
+				}
+				const child = spawn(localShell(), ["-c", command], { cwd, env: options.env ?? process.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
 				child.stdout.on("data", (d: Buffer) => options.onData?.(d));
 				child.stderr.on("data", (d: Buffer) => options.onData?.(d));
+				let failure: Error | undefined;
+				const onAbort = () => {
+					failure = new Error("aborted");
+					killTree(child.pid);
+				};
+				options.signal?.addEventListener("abort", onAbort, { once: true });
 				let timer: NodeJS.Timeout | undefined;
-				if (options.timeout && options.timeout > 0) timer = setTimeout(() => child.kill("SIGKILL"), options.timeout * 1000);
-				child.on("error", (err) => {
+				if (options.timeout && options.timeout > 0) {
+					timer = setTimeout(() => {
+						failure = new Error("timeout");
+						killTree(child.pid);
+					}, options.timeout * 1000);
+				}
+				const done = () => {
 					if (timer) clearTimeout(timer);
+					options.signal?.removeEventListener("abort", onAbort);
+				};
+				child.on("error", (err) => {
+					done();
 					reject(err);
 				});
 				child.on("close", (code) => {
-					if (timer) clearTimeout(timer);
-					resolve({ exitCode: code });
+					done();
+					if (failure) reject(failure);
+					else resolve({ exitCode: code });
 				});
 			});
 		},

@@ -229,7 +229,7 @@ func run(o *Options) error {
 	if o.NoSession {
 		defer tool.RemoveSpillDir(st.SessionID())
 	}
-	active, all := o.tools(cwd, spillDir, resizer)
+	active, all := o.tools(cwd, spillDir, resizer, settings)
 	// MCP servers (mcp.go): configured now, started on first use, ended at exit.
 	var mcpMgr *mcp.Manager
 	if !o.NoTools {
@@ -254,25 +254,29 @@ func run(o *Options) error {
 	starting.Store(true)
 	var consumed []string // the arguments extension flags took as values
 	rt, err := session.NewRuntime(ctx, session.Options{
-		Store:           st,
-		Registry:        regOrNil(reg, o.Replay == ""),
-		Model:           mdl,
-		ThinkingLevel:   thinking,
-		Tools:           active,
-		AllBuiltins:     all,
-		ToolAllowlist:   o.toolAllowlist(),
-		SystemPrompt:    o.systemPrompt(agentDir, cwd, withMCPTools(active, mcpMgr)),
-		HTTPClient:      httpClient,
-		MCP:             mcpMgr,
-		ImageResizer:    resizer,
-		OnError:         func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
-		Extensions:      extFactories,
-		ExtensionPaths:  extPaths,
-		Mode:            front.mode(),
-		UI:              front.ui(),
-		Cwd:             cwd,
-		Skills:          skills,
-		PromptTemplates: templates,
+		Store:         st,
+		Registry:      regOrNil(reg, o.Replay == ""),
+		Model:         mdl,
+		ThinkingLevel: thinking,
+		Tools:         active,
+		AllBuiltins:   all,
+		ToolAllowlist: o.toolAllowlist(),
+		ToolDenylist:  o.toolDenylist(),
+		ShellPath:     settings.ShellPath,
+		// The user's `!` commands get the prefix too (pi's executeBash).
+		ShellCommandPrefix: settings.ShellCommandPrefix,
+		SystemPrompt:       o.systemPrompt(agentDir, cwd, withMCPTools(active, mcpMgr)),
+		HTTPClient:         httpClient,
+		MCP:                mcpMgr,
+		ImageResizer:       resizer,
+		OnError:            func(err error) { fmt.Fprintf(o.Stderr, "Warning: %v\n", err) },
+		Extensions:         extFactories,
+		ExtensionPaths:     extPaths,
+		Mode:               front.mode(),
+		UI:                 front.ui(),
+		Cwd:                cwd,
+		Skills:             skills,
+		PromptTemplates:    templates,
 		ReloadResources: func() ([]resource.Skill, []resource.PromptTemplate) {
 			o.setExtensionResources(cwd, nil) // resources_discover contributes them again
 			o.loadResources(agentDir, cwd, settings)
@@ -594,30 +598,60 @@ func (o *Options) resolveModel(reg *model.Registry, st *store.Session, thinking 
 	return m, thinking, err
 }
 
-// tools returns the active built-in tools per --tools / --no-tools / --no-builtin-tools, and
-// every built-in (which extensions may activate with setActiveTools). An explicit --tools list
-// wins over the two --no-* flags, as in Atomic and pi (the flags only change the default set).
-func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer) (active, all []tool.Tool) {
-	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{TempDir: spillDir}, Read: tool.ReadOptions{ImageResizer: resizer}})
+// tools returns the active built-in tools per --tools / --no-tools / --no-builtin-tools and the
+// settings' defaultTools, and every built-in (which extensions may activate with
+// setActiveTools). An explicit --tools list wins over the two --no-* flags, as in Atomic and pi
+// (the flags only change the default set); defaultTools replaces pi's default set when neither is
+// given (Atomic). --exclude-tools names are left out of both. The bash tool runs with the
+// settings' shellPath and shellCommandPrefix.
+func (o *Options) tools(cwd, spillDir string, resizer tool.ImageResizer, settings resource.Settings) (active, all []tool.Tool) {
+	set := tool.Builtins(cwd, tool.Options{
+		Bash: tool.BashOptions{TempDir: spillDir, ShellPath: settings.ShellPath, CommandPrefix: settings.ShellCommandPrefix},
+		Read: tool.ReadOptions{ImageResizer: resizer},
+	})
+	for _, n := range o.toolDenylist() {
+		delete(set, n)
+	}
 	allNames := tool.Names(set)
 	all = tool.Select(set, allNames)
 	if o.Tools == "" && (o.NoTools || o.NoBuiltinTools) {
 		return nil, all
 	}
 	names := tool.DefaultNames
+	if o.Tools == "" && settings.DefaultTools != nil {
+		names = settings.DefaultTools
+	}
 	if o.Tools != "" {
-		names = nil
-		for _, n := range strings.Split(o.Tools, ",") {
-			n = strings.TrimSpace(n)
-			if n == "" {
-				continue
-			}
-			if _, ok := set[n]; ok { // other names: extension tools, checked once they load
-				names = append(names, n)
-			}
+		names = splitNames(o.Tools)
+	}
+	var known []string
+	for _, n := range names {
+		if _, ok := set[n]; ok { // other names: extension tools, checked once they load
+			known = append(known, n)
 		}
 	}
-	return tool.Select(set, names), all
+	return tool.Select(set, known), all
+}
+
+// splitNames splits a comma-separated list of tool names, dropping blanks.
+func splitNames(list string) []string {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// toolDenylist is session.Options.ToolDenylist: the --exclude-tools names (Atomic's
+// excludedToolNames), nil when none.
+func (o *Options) toolDenylist() []string {
+	var out []string
+	for _, l := range o.ExcludeTools {
+		out = append(out, splitNames(l)...)
+	}
+	return out
 }
 
 // toolAllowlist is session.Options.ToolAllowlist as pi 0.73.1 derives it: the --tools names
@@ -740,6 +774,7 @@ var shortAliases = map[string]string{
 	"-nc":  "--no-context-files",
 	"-nt":  "--no-tools",
 	"-nbt": "--no-builtin-tools",
+	"-xt":  "--exclude-tools",
 	"-ns":  "--no-skills",
 	"-np":  "--no-prompt-templates",
 	"-ne":  "--no-extensions", // extensions.go

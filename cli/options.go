@@ -38,6 +38,9 @@ type Options struct {
 	// NoBuiltinTools (--no-builtin-tools) starts without the built-in tools; extension tools
 	// stay active (seed 004).
 	NoBuiltinTools bool
+	// ExcludeTools (--exclude-tools, -xt; repeatable, comma-separated) are tools never offered,
+	// built-in, MCP and extension tools alike, applied after --tools (Atomic's denylist).
+	ExcludeTools   []string
 	NoContextFiles bool
 	// Skills and templates (config-and-resources.md §10–11): --skill, --no-skills,
 	// --prompt-template, --no-prompt-templates (resources.go).
@@ -134,6 +137,7 @@ Examples:
 	f.StringVarP(&opts.Tools, "tools", "t", "", "comma-separated built-in tools to enable (default read,bash,edit,write; also grep,find,ls,search,todo,ask_user_question, and powershell where installed)")
 	f.BoolVar(&opts.NoTools, "no-tools", false, "disable all tools (also -nt)")
 	f.BoolVar(&opts.NoBuiltinTools, "no-builtin-tools", false, "start without the built-in tools; extension tools stay enabled")
+	f.StringArrayVar(&opts.ExcludeTools, "exclude-tools", nil, "comma-separated tools to disable, built-in, MCP and extension tools alike (also -xt; repeatable)")
 	f.BoolVar(&opts.NoContextFiles, "no-context-files", false, "do not load AGENTS.md / CLAUDE.md (also -nc)")
 	f.StringArrayVar(&opts.SkillPaths, "skill", nil, "load a skill file or directory (repeatable; also with --no-skills)")
 	f.BoolVar(&opts.NoSkills, "no-skills", false, "do not discover skills (also -ns)")

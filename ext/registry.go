@@ -160,6 +160,7 @@ type registry struct {
 	entRender map[string]any
 	active    []string                      // nil: the default set
 	allow     map[string]bool               // SetToolAllowlist; nil: every tool
+	deny      map[string]bool               // SetToolDenylist; nil: none
 	sourceOf  func(path string) *SourceInfo // SetSourceInfo; nil or a nil answer: defaultSourceInfo
 }
 
@@ -179,8 +180,25 @@ func (r *Runner) SetToolAllowlist(names []string) {
 	}
 }
 
-// allowed reports whether the allowlist lets name be offered; g.mu is held.
-func (g *registry) allowed(name string) bool { return g.allow == nil || g.allow[name] }
+// SetToolDenylist makes names never offered, built-in and extension tools alike, whatever the
+// allowlist says: they are left out of the active set, getAllTools and setActiveTools, as
+// Atomic's excludedToolNames (`--exclude-tools a,b`). nil or empty denies none.
+func (r *Runner) SetToolDenylist(names []string) {
+	r.reg.mu.Lock()
+	defer r.reg.mu.Unlock()
+	r.reg.deny = nil
+	for _, n := range names {
+		if r.reg.deny == nil {
+			r.reg.deny = map[string]bool{}
+		}
+		r.reg.deny[n] = true
+	}
+}
+
+// allowed reports whether the allowlist and the denylist let name be offered; g.mu is held.
+func (g *registry) allowed(name string) bool {
+	return (g.allow == nil || g.allow[name]) && !g.deny[name]
+}
 
 // SetSourceInfo gives the sourceInfo of the extension at each path (its source, scope, origin
 // and baseDir, as the loader found it) for getAllTools and getCommands; fn returns nil for a

@@ -58,6 +58,20 @@ type Settings struct {
 	Skills  []string `json:"skills,omitempty"`
 	Prompts []string `json:"prompts,omitempty"`
 
+	// ShellPath is the shell of the bash tool, the user's `!` commands and the extension host's
+	// createLocalBashOperations (setting shellPath; it must exist, else each command fails with
+	// "Custom shell path not found"); "" resolves /bin/bash, bash on PATH, then sh (tools.md §5.1).
+	ShellPath string `json:"shellPath,omitempty"`
+	// ShellCommandPrefix (setting shellCommandPrefix) is prepended as "<prefix>\n<command>" to
+	// every command of the bash tool and of the user's `!` commands.
+	ShellCommandPrefix string `json:"shellCommandPrefix,omitempty"`
+
+	// DefaultTools is Atomic's defaultTools: the built-in tools active at start when neither
+	// --tools nor --no-tools/--no-builtin-tools is given; nil when the key is unset (pi's
+	// read,bash,edit,write apply), empty for none. Extension and MCP tools are not affected.
+	// Non-string entries are dropped, as Atomic does.
+	DefaultTools []string `json:"defaultTools,omitempty"`
+
 	// DefaultProjectTrust is "ask" (default), "always" or "never"; read from the global file only.
 	DefaultProjectTrust string `json:"defaultProjectTrust,omitempty"`
 
@@ -190,6 +204,20 @@ func LoadSettings(o SettingsOptions) (Settings, []error) {
 	}
 	d.str("defaultProjectTrust", &s.DefaultProjectTrust)
 	d.str("theme", &s.Theme)
+	d.str("shellPath", &s.ShellPath)
+	d.str("shellCommandPrefix", &s.ShellCommandPrefix)
+	if v, ok := lookup(merged, "defaultTools"); ok {
+		if arr, isArr := v.([]any); isArr {
+			s.DefaultTools = []string{}
+			for _, e := range arr {
+				if name, isStr := e.(string); isStr {
+					s.DefaultTools = append(s.DefaultTools, name)
+				}
+			}
+		} else if v != nil {
+			d.bad("defaultTools", v, "an array of strings")
+		}
+	}
 	d.str("steeringMode", &s.SteeringMode)
 	d.str("followUpMode", &s.FollowUpMode)
 	if v := s.DefaultProjectTrust; v != "" && v != "ask" && v != "always" && v != "never" {

@@ -166,3 +166,27 @@ func TestLoadSettingsStreamDeadline(t *testing.T) {
 		}
 	}
 }
+
+// shellPath, shellCommandPrefix and Atomic's defaultTools: an unset defaultTools is nil, [] is
+// empty (no built-in tool), non-string entries are dropped, and a non-array is a warning.
+func TestLoadSettingsShellAndDefaultTools(t *testing.T) {
+	agent := t.TempDir()
+	s, _ := LoadSettings(SettingsOptions{AgentDir: agent, Cwd: t.TempDir()})
+	if s.DefaultTools != nil || s.ShellPath != "" || s.ShellCommandPrefix != "" {
+		t.Fatalf("unset keys: %+v", s)
+	}
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"shellPath": "/bin/zsh", "shellCommandPrefix": "shopt -s expand_aliases", "defaultTools": ["read", 3, "grep"]}`)
+	s, warns := LoadSettings(SettingsOptions{AgentDir: agent, Cwd: t.TempDir()})
+	if len(warns) != 0 || s.ShellPath != "/bin/zsh" || s.ShellCommandPrefix != "shopt -s expand_aliases" || !reflect.DeepEqual(s.DefaultTools, []string{"read", "grep"}) {
+		t.Fatalf("set keys: %+v %v", s, warns)
+	}
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultTools": []}`)
+	if s, _ = LoadSettings(SettingsOptions{AgentDir: agent, Cwd: t.TempDir()}); s.DefaultTools == nil || len(s.DefaultTools) != 0 {
+		t.Fatalf("defaultTools []: %#v", s.DefaultTools)
+	}
+	writeFile(t, filepath.Join(agent, "settings.json"), `{"defaultTools": "read"}`)
+	s, warns = LoadSettings(SettingsOptions{AgentDir: agent, Cwd: t.TempDir()})
+	if s.DefaultTools != nil || len(warns) != 1 || !strings.Contains(warns[0].Error(), "defaultTools") {
+		t.Fatalf("defaultTools not an array: %#v %v", s.DefaultTools, warns)
+	}
+}

@@ -688,6 +688,9 @@ func (s *Session) checkAllowlist() {
 	for _, n := range s.runner.ToolNames() {
 		known[n] = true
 	}
+	for _, n := range s.opts.ToolDenylist {
+		known[n] = true // excluded on purpose, not a typo
+	}
 	for _, n := range s.opts.ToolAllowlist {
 		if !known[n] {
 			s.opts.OnError(fmt.Errorf("--tools: unknown tool %q", n))

@@ -49,7 +49,7 @@ func (s *Session) ExecuteBash(ctx context.Context, command string, o BashOptions
 	if err := s.live("bash"); err != nil {
 		return BashResult{}, err
 	}
-	var ops tool.BashOperations = tool.LocalShell{}
+	var ops tool.BashOperations = tool.LocalShell{ShellPath: s.opts.ShellPath}
 	if s.runner.Has(ext.IDUserBash) {
 		_, res, _ := emit[*ext.UserExecResult](s, ctx, ext.UserBash{Command: command, Cwd: s.opts.Cwd, ExcludeFromContext: o.ExcludeFromContext})
 		if res != nil && res.Result != nil {
@@ -66,7 +66,11 @@ func (s *Session) ExecuteBash(ctx context.Context, command string, o BashOptions
 		}
 	}
 	out := &userBashOutput{onChunk: o.OnChunk, dir: s.spillDir()}
-	code, err := ops.Exec(ctx, command, s.opts.Cwd, tool.ExecOptions{OnData: out.write})
+	run := command
+	if p := s.opts.ShellCommandPrefix; p != "" {
+		run = p + "\n" + command
+	}
+	code, err := ops.Exec(ctx, run, s.opts.Cwd, tool.ExecOptions{OnData: out.write})
 	cancelled := ctx.Err() != nil
 	if err != nil && !cancelled {
 		return BashResult{}, err

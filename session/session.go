@@ -48,6 +48,13 @@ type Options struct {
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 
+	// ShellPath and ShellCommandPrefix are the settings shellPath and shellCommandPrefix for the
+	// user's shell commands (ExecuteBash: `!cmd`, RPC bash): the shell of the local operations
+	// ("" resolves /bin/bash, bash on PATH, then sh; a missing path fails the command) and the
+	// text prepended as "<prefix>\n<command>" to the command the operations run (user_bash
+	// handlers and the session record see the command as typed), as pi's executeBash.
+	ShellPath, ShellCommandPrefix string
+
 	// AllBuiltins are every built-in tool the session could offer (Tools are the active ones);
 	// extensions' setActiveTools chooses among these and the extension tools.
 	AllBuiltins []tool.Tool
@@ -56,6 +63,9 @@ type Options struct {
 	// `--no-tools`); nil allows every tool. A name that matches no tool once the extensions have
 	// loaded is reported through OnError.
 	ToolAllowlist []string
+	// ToolDenylist are tools the session never offers, built-in, MCP and extension tools alike,
+	// applied after ToolAllowlist (Atomic's excludedToolNames: `--exclude-tools a,b`).
+	ToolDenylist []string
 	// Extensions are Go extension factories, run in order when the session starts (and again
 	// when it is replaced or reloaded); ExtensionPaths name them ("go:<name>").
 	Extensions     []ext.Factory
@@ -200,6 +210,7 @@ func newSession(o Options, st *stream) (*Session, error) {
 	s.life, s.endLife = context.WithCancel(context.Background())
 	s.runner = ext.NewRunner(s.newContext)
 	s.runner.SetToolAllowlist(o.ToolAllowlist)
+	s.runner.SetToolDenylist(o.ToolDenylist)
 	if len(o.ExtensionSourceInfo) > 0 {
 		// getAllTools and getCommands name where each extension was found.
 		s.runner.SetSourceInfo(func(path string) *ext.SourceInfo {

@@ -14,8 +14,12 @@ import (
 
 // BashOptions configure the bash tool.
 type BashOptions struct {
-	// Operations run the command; nil means LocalShell{}.
+	// Operations run the command; nil means LocalShell{ShellPath: ShellPath}.
 	Operations BashOperations
+	// ShellPath (setting shellPath) is the shell of the default operations; it must exist, else
+	// each command fails with "Custom shell path not found". "" resolves /bin/bash, bash on
+	// PATH, then sh (tools.md §5.1).
+	ShellPath string
 	// CommandPrefix (setting shellCommandPrefix) is prepended to every command as
 	// "<prefix>\n<command>".
 	CommandPrefix string
@@ -54,7 +58,7 @@ type Bash struct {
 // NewBash returns the bash tool for the session working directory cwd.
 func NewBash(cwd string, opts BashOptions) *Bash {
 	if opts.Operations == nil {
-		opts.Operations = LocalShell{}
+		opts.Operations = LocalShell{ShellPath: opts.ShellPath}
 	}
 	return &Bash{cwd: cwd, opts: opts}
 }

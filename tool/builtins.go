@@ -37,7 +37,8 @@ type Options struct {
 	Search SearchOptions
 	Todo   TodoOptions
 	// PowerShell is the PowerShell executable of the powershell tool; empty means FindPowerShell's,
-	// and no tool when there is none. Bash's options apply to it too.
+	// and no tool when there is none. Bash's options apply to it too, except the bash-only
+	// settings ShellPath and CommandPrefix.
 	PowerShell string
 	// Queue is the mutation queue shared by edit and write; nil means DefaultMutationQueue.
 	Queue *MutationQueue
@@ -77,7 +78,9 @@ func Builtins(cwd string, opts Options) map[string]Tool {
 		exe, _ = FindPowerShell()
 	}
 	if exe != "" {
-		set["powershell"] = NewPowerShell(cwd, exe, opts.Bash)
+		ps := opts.Bash
+		ps.ShellPath, ps.CommandPrefix = "", ""
+		set["powershell"] = NewPowerShell(cwd, exe, ps)
 	}
 	return set
 }

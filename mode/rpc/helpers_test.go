@@ -106,6 +106,8 @@ type harnessOptions struct {
 	exts  []ext.Factory
 	tools []string
 	lean  string // capture.lean with this keep prefix; "" keeps every line
+	// shellPath and shellPrefix are session.Options.ShellPath and ShellCommandPrefix.
+	shellPath, shellPrefix string
 }
 
 // newHarness starts a fake LLM playing script, a runtime in a temporary project whose agent dir
@@ -150,6 +152,7 @@ func newHarness(t *testing.T, script fakellm.Script, o harnessOptions) *harness 
 		Store: st, Registry: reg, Model: m, Tools: tool.Select(all, names), AllBuiltins: tool.Select(all, tool.AllNames),
 		SystemPrompt: "You are a test.", HTTPClient: h.srv.Client(), Mode: "rpc", UI: h.s.UI(),
 		OnExtensionError: h.s.ExtensionError, Extensions: o.exts, ExtensionPaths: paths, Cwd: h.dir,
+		ShellPath: o.shellPath, ShellCommandPrefix: o.shellPrefix,
 	})
 	if err != nil {
 		t.Fatal(err)

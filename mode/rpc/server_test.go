@@ -730,3 +730,29 @@ func TestPromptImages(t *testing.T) {
 		t.Fatalf("user message %v", dig(msgs, 0))
 	}
 }
+
+// The settings shellPath and shellCommandPrefix reach the user's shell commands (pi's
+// executeBash): the command runs as `<shellPath> -c "<prefix>\n<command>"` and is recorded as
+// typed; a shellPath that does not exist fails the command with "Custom shell path not found".
+func TestBashShellSettings(t *testing.T) {
+	dir := t.TempDir()
+	shell := filepath.Join(dir, "myshell")
+	if err := os.WriteFile(shell, []byte("#!/bin/sh\necho via myshell\nexec /bin/sh \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, script(), harnessOptions{shellPath: shell, shellPrefix: "PREFIXED=yes"})
+	data := h.ok("b1", map[string]any{"type": "bash", "command": "echo prefix=$PREFIXED"})
+	if dig(data, "output") != "via myshell\nprefix=yes\n" {
+		t.Fatalf("bash through the shell settings: %v", data)
+	}
+	msgs := dig(h.ok("m", map[string]any{"type": "get_messages"}), "messages").([]any)
+	if len(msgs) != 1 || dig(msgs, 0, "command") != "echo prefix=$PREFIXED" {
+		t.Fatalf("the record does not keep the command as typed: %v", msgs)
+	}
+
+	missing := newHarness(t, script(), harnessOptions{shellPath: filepath.Join(dir, "nosuchshell")})
+	r := missing.call("b2", map[string]any{"type": "bash", "command": "true"})
+	if r["success"] != false || !strings.Contains(fmt.Sprint(r["error"]), "Custom shell path not found: "+filepath.Join(dir, "nosuchshell")) {
+		t.Fatalf("a missing shellPath: %v", r)
+	}
+}

@@ -431,7 +431,9 @@ type lineMatcher struct {
 	re     *regexp.Regexp
 	pre    *regexp.Regexp // multi-line form that finds the next candidate line; nil: every line is one
 	substr []byte         // case-sensitive literal: plain byte search
+	lit    *literalFinder // finds substr when it is not empty
 	fold   []byte         // ASCII literal matched ignoring case, lower-cased; nil: none
+	foldF  *foldFinder    // finds fold
 	// foldSpecial says fold holds "k" or "s", which Unicode case folding also matches by
 	// non-ASCII runes (U+212A KELVIN SIGN, U+017F LONG S): text with non-ASCII bytes then goes
 	// through re.
@@ -441,7 +443,7 @@ type lineMatcher struct {
 // newLineMatcher compiles pattern as grep's options say.
 func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, error) {
 	if literal && !ignoreCase {
-		return &lineMatcher{substr: []byte(pattern)}, nil
+		return newSubstrMatcher(nil, []byte(pattern)), nil
 	}
 	expr := pattern
 	if literal {
@@ -458,10 +460,10 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 	if lit, fold, ok := plainText(expr); ok && !strings.ContainsRune(lit, utf8.RuneError) {
 		switch {
 		case !fold:
-			m.substr = []byte(lit)
-			return m, nil
+			return newSubstrMatcher(re, []byte(lit)), nil
 		case isASCII(lit) && lit != "":
 			m.fold = []byte(strings.ToLower(lit))
+			m.foldF = newFoldFinder(m.fold)
 			m.foldSpecial = strings.ContainsAny(string(m.fold), "ks")
 		}
 	}
@@ -471,6 +473,16 @@ func newLineMatcher(pattern string, literal, ignoreCase bool) (*lineMatcher, err
 		m.pre, _ = regexp.Compile("(?m)" + expr)
 	}
 	return m, nil
+}
+
+// newSubstrMatcher returns the matcher of the case-sensitive literal substr (re: its regular
+// expression, kept for reference; may be nil).
+func newSubstrMatcher(re *regexp.Regexp, substr []byte) *lineMatcher {
+	m := &lineMatcher{re: re, substr: substr}
+	if len(substr) > 0 {
+		m.lit = newLiteralFinder(substr)
+	}
+	return m
 }
 
 // plainText reports whether expr is a literal string (maybe case-folded) and returns it.
@@ -490,13 +502,15 @@ func plainText(expr string) (lit string, fold, ok bool) {
 // or -1 when no line from off on can match.
 func (m *lineMatcher) next(data []byte, off int) int {
 	switch {
-	case m.substr != nil:
-		if i := bytes.Index(data[off:], m.substr); i >= 0 {
+	case m.lit != nil:
+		if i := m.lit.index(data[off:]); i >= 0 {
 			return off + i
 		}
 		return -1
+	case m.substr != nil:
+		return off // the empty literal matches every line
 	case m.fold != nil && !(m.foldSpecial && !isASCIIBytes(data)):
-		if i := indexFoldASCII(data[off:], m.fold); i >= 0 {
+		if i := m.foldF.index(data[off:]); i >= 0 {
 			return off + i
 		}
 		return -1
@@ -515,53 +529,6 @@ func (m *lineMatcher) match(line []byte) bool {
 		return bytes.Contains(line, m.substr)
 	}
 	return m.re.Match(line)
-}
-
-// indexFoldASCII returns the index of the first match of pat (lower-case ASCII, not empty) in s
-// ignoring ASCII case, or -1. It scans s once for each case of pat's first byte.
-func indexFoldASCII(s, pat []byte) int {
-	n := len(pat)
-	c := pat[0]
-	if c < 'a' || c > 'z' {
-		for off := 0; ; {
-			i := bytes.IndexByte(s[off:], c)
-			if i < 0 {
-				return -1
-			}
-			i += off
-			if i+n <= len(s) && equalFoldASCII(s[i+1:i+n], pat[1:]) {
-				return i
-			}
-			off = i + 1
-		}
-	}
-	u := c - 'a' + 'A'
-	nextOf := func(b byte, from int) int {
-		if i := bytes.IndexByte(s[from:], b); i >= 0 {
-			return from + i
-		}
-		return -1
-	}
-	nl, nu := -2, -2 // next position of each case; -2: to find, -1: none left
-	for off := 0; ; {
-		if nl != -1 && nl < off {
-			nl = nextOf(c, off)
-		}
-		if nu != -1 && nu < off {
-			nu = nextOf(u, off)
-		}
-		i := nl
-		if i < 0 || (nu >= 0 && nu < i) {
-			i = nu
-		}
-		if i < 0 {
-			return -1
-		}
-		if i+n <= len(s) && equalFoldASCII(s[i+1:i+n], pat[1:]) {
-			return i
-		}
-		off = i + 1
-	}
 }
 
 // equalFoldASCII reports whether s equals pat (lower-case) ignoring ASCII case.

@@ -114,6 +114,12 @@ type CustomOptions struct {
 	// OnHandle, for an overlay, receives its OverlayHandle once it is shown (pi's onHandle). The
 	// ComponentHandle the factory gets implements OverlayHandle too.
 	OnHandle func(h OverlayHandle)
+	// HandlesCtrlC says the component binds Ctrl+C itself (Atomic's handlesCtrlC, tui.md §3.9,
+	// §7.5). While a component holds the keys the terminal UI owns Ctrl+C as an escape hatch:
+	// without HandlesCtrlC the first press closes the component (Custom returns nil, false);
+	// with it the component receives the press, and a second press in a row, with the
+	// component still holding the keys, closes it.
+	HandlesCtrlC bool
 }
 
 // OverlayHandle controls a shown overlay (pi-tui's OverlayHandle, tui.md §7.5). Overlays stack in

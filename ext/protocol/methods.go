@@ -626,6 +626,8 @@ type UIParams struct {
 	// Overlay and OverlayOptions of ui.custom.
 	Overlay        bool            `json:"overlay,omitempty"`
 	OverlayOptions *OverlayOptions `json:"overlayOptions,omitempty"`
+	// HandlesCtrlC of ui.custom: the component binds Ctrl+C itself (ext.CustomOptions).
+	HandlesCtrlC bool `json:"handlesCtrlC,omitempty"`
 }
 
 // OverlayOptions are the JSON part of pi-tui's OverlayOptions (docs/extension-protocol.md

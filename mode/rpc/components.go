@@ -248,6 +248,9 @@ func (d *dialogs) Custom(ctx context.Context, factory ext.ComponentFactory, opts
 				fields = append(fields, field{key: "overlayOptions", value: rawJSON(b)})
 			}
 		}
+		if opts.HandlesCtrlC {
+			fields = append(fields, field{key: "handlesCtrlC", value: true})
+		}
 		d.s.writeLine(appendRequest(id, "custom", fields))
 	})
 	var r result

@@ -327,6 +327,9 @@ type customDialog struct {
 	focused bool
 	ctl     *overlayCtl
 	lastW   int // the width the overlay was last drawn at
+	// handlesCtrlC: the component binds Ctrl+C itself (ext.CustomOptions.HandlesCtrlC); see
+	// model.ctrlCToComponent.
+	handlesCtrlC bool
 }
 
 func (d *customDialog) Render(width int) []string {
@@ -417,7 +420,7 @@ func (x *extUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts e
 			finish(result{})
 			return nil
 		}
-		d := &customDialog{c: c, overlay: opts.Overlay, opts: opts.OverlayOptions, onClose: func() { finish(result{}) }}
+		d := &customDialog{c: c, overlay: opts.Overlay, opts: opts.OverlayOptions, handlesCtrlC: opts.HandlesCtrlC, onClose: func() { finish(result{}) }}
 		d.capture = !opts.Overlay || opts.OverlayOptions == nil || !opts.OverlayOptions.NonCapturing
 		dmu.Lock()
 		shown = d

@@ -433,7 +433,8 @@ func TestE2EExtensionShutdown(t *testing.T) {
 }
 
 // TestE2EWorkingLineAndWidgetBelow: setWorkingMessage / setWorkingIndicator replace the working
-// line while the command runs; setWidget with placement belowEditor draws under the editor.
+// line while the command runs; setWidget with placement belowEditor draws under the editor and
+// above the footer (pi's layout).
 func TestE2EWorkingLineAndWidgetBelow(t *testing.T) {
 	_, term := tsEnv(t)
 	term.Type("/busy")
@@ -442,6 +443,10 @@ func TestE2EWorkingLineAndWidgetBelow(t *testing.T) {
 	s := term.Screen()
 	if strings.Index(s, "BELOW-WIDGET") < strings.Index(s, "Say when") {
 		t.Fatalf("the belowEditor widget is above the editor slot:\n%s", s)
+	}
+	// pi draws belowEditor widgets between the editor and the footer.
+	if strings.Index(s, "BELOW-WIDGET") > strings.LastIndex(s, "fake-model") {
+		t.Fatalf("the belowEditor widget is below the footer:\n%s", s)
 	}
 	term.Type("now")
 	term.Press("enter")

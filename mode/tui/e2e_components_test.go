@@ -48,6 +48,13 @@ export default function (pi: ExtensionAPI) {
 			ctx.ui.notify("overlay returned: " + v, "info");
 		},
 	});
+	pi.registerCommand("keepc", {
+		description: "a custom component that binds Ctrl+C (handlesCtrlC)",
+		handler: async (_args, ctx) => {
+			const v = await ctx.ui.custom((tui, _theme, _kb, done) => new Counter(tui, done, "KEEPC-BOX"), { handlesCtrlC: true });
+			ctx.ui.notify("keepc returned: " + v, "info");
+		},
+	});
 	pi.registerCommand("chrome2", {
 		description: "a factory widget and a custom footer",
 		handler: async (_args, ctx) => {
@@ -125,6 +132,47 @@ func TestE2ECustomComponent(t *testing.T) {
 		term.Press("backspace")
 	}
 	term.WaitGone("hello-editor")
+	quit(t, term)
+}
+
+// TestE2ECustomComponentCtrlC: Ctrl+C is the terminal UI's escape hatch from a component that
+// holds the keys (Atomic's rule): an undeclared component, inline or overlay, is closed by the
+// first press and custom() resolves undefined, without the app quitting; one that declared
+// handlesCtrlC gets the press, and a second press in a row closes it (another key between
+// disarms).
+func TestE2ECustomComponentCtrlC(t *testing.T) {
+	_, term := componentsEnv(t)
+	term.Type("/count")
+	term.Press("enter")
+	term.WaitFor("COUNTER-BOX", "presses: 0")
+	term.Press("ctrl+c")
+	term.WaitFor("custom returned: undefined")
+	term.WaitGone("COUNTER-BOX")
+
+	term.Type("/float")
+	term.Press("enter")
+	term.WaitFor("OVERLAY-BOX", "presses: 0")
+	term.Press("ctrl+c")
+	term.WaitFor("overlay returned: undefined")
+	term.WaitGone("OVERLAY-BOX")
+
+	term.Type("/keepc")
+	term.Press("enter")
+	term.WaitFor("KEEPC-BOX", "presses: 0")
+	term.Press("ctrl+c")
+	term.WaitFor("presses: 1")
+	term.Type("x")
+	term.WaitFor("presses: 2")
+	term.Press("ctrl+c")
+	term.WaitFor("presses: 3")
+	term.Press("ctrl+c")
+	term.WaitFor("keepc returned: undefined")
+	term.WaitGone("KEEPC-BOX")
+	// Still running, the editor takes text.
+	term.Type("still-here")
+	term.WaitFor("still-here", "fake-model")
+	term.Press("ctrl+c") // the editor's own Ctrl+C clears it
+	term.WaitGone("still-here")
 	quit(t, term)
 }
 
@@ -227,6 +275,20 @@ func TestE2EGoComponents(t *testing.T) {
 	term.Press("esc")
 	term.WaitFor("go custom returned: <nil> true")
 	term.WaitGone("GO-OVERLAY")
+
+	term.Type("/gokeepc")
+	term.Press("enter")
+	term.WaitFor("[ GO-KEEPC ]", "go presses: 0")
+	term.Press("ctrl+c")
+	term.WaitFor("go presses: 1")
+	term.Press("ctrl+c")
+	term.WaitFor("go custom returned: <nil> false")
+	term.WaitGone("GO-KEEPC")
+	term.Type("/gocount")
+	term.Press("enter")
+	term.WaitFor("[ GO-COUNTER ]")
+	term.Press("ctrl+c")
+	term.WaitGone("GO-COUNTER")
 
 	term.Type("/gochrome")
 	term.Press("enter")

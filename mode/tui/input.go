@@ -44,11 +44,20 @@ type (
 // onKey routes a key press: the shown dialog gets every key; otherwise the precedence of tui.md
 // §4.4 — extension shortcuts, interrupt, exit, app actions, the completion list, submit, editor.
 func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
-	if d := m.keyDialog(); d != nil {
+	d := m.keyDialog()
+	if cd, ok := d.(*customDialog); !ok || cd.editor {
+		m.armedCtrlC = nil // the keys went elsewhere
+	}
+	if d != nil {
 		// A custom editor is the editor: extension shortcuts come first (tui.md §4.4).
 		if cd, ok := d.(*customDialog); ok && cd.editor {
 			if press := keys.Press(k); hasShortcut(m, press) {
 				return m.runShortcut(press)
+			}
+		}
+		if cd, ok := d.(*customDialog); ok && !cd.editor {
+			if cmd, used := m.ctrlCToComponent(cd, k); used {
+				return cmd
 			}
 		}
 		// A second Ctrl+C within the window always gets the user out, even past a stuck dialog.
@@ -106,6 +115,30 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.refreshCompletion(false)
 	}
 	return nil
+}
+
+// ctrlCToComponent applies the terminal UI's Ctrl+C escape hatch to an extension component that
+// holds the keys (Atomic's rule, tui.md §3.9): Ctrl+C is matched by the physical key, not the
+// app.clear binding. A component that did not declare handlesCtrlC is closed by the first press,
+// as if cancelled (ctx.ui.custom resolves undefined; the editor comes back). A declared one
+// receives the press and is armed; the next press, if no other key came between and it still
+// holds the keys, closes it, so no component can trap the keyboard. Any other key disarms.
+// used is false for keys other than Ctrl+C, which go to the component as usual.
+func (m *model) ctrlCToComponent(cd *customDialog, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	armed := m.armedCtrlC
+	m.armedCtrlC = nil
+	if k.Code != 'c' || k.Mod != tea.ModCtrl {
+		return nil, false
+	}
+	if cd.handlesCtrlC && armed != cd {
+		m.armedCtrlC = cd
+		cmd := cd.HandleKey(k)
+		m.popDone()
+		return cmd, true
+	}
+	cd.close()
+	m.popDone()
+	return nil, true
 }
 
 // onKeyStarting handles keys before the runtime is attached: the editor works, Enter keeps the

@@ -83,16 +83,19 @@ type model struct {
 	bash          *chat.BashBlock
 	bashCancel    context.CancelFunc
 	lastCtrlC     time.Time
-	lastEsc       time.Time
-	quitting      bool
-	title         string
-	statuses      map[string]string
-	widgets       []widget
-	comps         compState // extension footer, header (custom.go)
-	complete      *completion
-	ac            acLoop   // extension autocomplete providers' requests in flight
-	fileList      []string // @ completion candidates, listed once per cwd
-	fileListDir   string
+	// armedCtrlC is the component that declared handlesCtrlC and got the last key, a Ctrl+C:
+	// the next Ctrl+C closes it (ctrlCToComponent).
+	armedCtrlC  *customDialog
+	lastEsc     time.Time
+	quitting    bool
+	title       string
+	statuses    map[string]string
+	widgets     []widget
+	comps       compState // extension footer, header (custom.go)
+	complete    *completion
+	ac          acLoop   // extension autocomplete providers' requests in flight
+	fileList    []string // @ completion candidates, listed once per cwd
+	fileListDir string
 
 	images []string // image files pasted into the editor: attached to the prompt naming them
 
@@ -573,7 +576,7 @@ func gitBranch(dir string) string {
 
 // View draws the screen (tui.md §1.1, Atomic's fullscreen layout): the transcript fills what the
 // docked bottom stack leaves; the stack is pending messages, the working line, widgets above the
-// editor, the editor slot, the footer and widgets below.
+// editor, the editor slot, widgets below the editor and the footer (pi's order).
 //
 // The screen package paints it (Bubble Tea runs without its renderer); View itself returns an
 // empty view for Bubble Tea.
@@ -608,8 +611,8 @@ func (m *model) frame() screen.Frame {
 		slot = append(slot, m.completionLines(w)...)
 	}
 	dock = append(dock, slot...)
+	dock = append(dock, below...) // between the editor and the footer, as pi's layout
 	dock = append(dock, m.footerLines(w)...)
-	dock = append(dock, below...)
 	if len(dock) > h {
 		cut := len(dock) - h
 		dock = dock[cut:]

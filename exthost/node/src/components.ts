@@ -255,7 +255,7 @@ export function mountCustom(ctx: number, factory: Fn, opts: any, theme: () => an
 				// A capturing overlay has the keys once shown (until the core says otherwise).
 				e.focused = !e.overlay || currentOverlayOptions(e)?.nonCapturing !== true;
 				const wire = e.overlay ? wireOverlayOptions(currentOverlayOptions(e)) : undefined;
-				const req = requestCancellable("ui.custom", { ctx, component: e.id, overlay: e.overlay, overlayOptions: wire }, { signal });
+				const req = requestCancellable("ui.custom", { ctx, component: e.id, overlay: e.overlay, overlayOptions: wire, handlesCtrlC: opts?.handlesCtrlC === true ? true : undefined }, { signal });
 				openedEntry(e);
 				if (e.overlay && typeof opts?.onHandle === "function") opts.onHandle(overlayHandle(e, () => done(undefined)));
 				req.then(

@@ -51,6 +51,11 @@ func extension(api ext.API) error {
 	if err := api.RegisterCommand("gofloat", ext.Command{Description: "a Go overlay", Handler: custom("GO-OVERLAY", float)}); err != nil {
 		return err
 	}
+	// gokeepc declares HandlesCtrlC: the first Ctrl+C is one more press for the counter.
+	keep := ext.CustomOptions{HandlesCtrlC: true}
+	if err := api.RegisterCommand("gokeepc", ext.Command{Description: "a Go custom component that binds Ctrl+C", Handler: custom("GO-KEEPC", keep)}); err != nil {
+		return err
+	}
 	if err := registerHostNative(api); err != nil {
 		return err
 	}

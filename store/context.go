@@ -73,6 +73,8 @@ func (s *Session) ContextInfo() (info Context, empty bool) {
 func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 	ctx = Context{ThinkingLevel: "off"}
 	compaction, verbatim = -1, -1
+	var ref ModelRef // one allocation for the newest model, not one per assistant message
+	haveRef := false
 	for i, e := range path {
 		if e.opaque {
 			continue
@@ -81,7 +83,7 @@ func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 		case TypeThinkingLevelChange:
 			ctx.ThinkingLevel = e.ThinkingLevel
 		case TypeModelChange:
-			ctx.Model = &ModelRef{Provider: e.Provider, ModelID: e.ModelID}
+			ref, haveRef = ModelRef{Provider: e.Provider, ModelID: e.ModelID}, true
 		case TypeMessage:
 			var role, provider, model string
 			if e.Message != nil {
@@ -90,7 +92,7 @@ func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 				role, provider, model = e.role, e.provider, e.model
 			}
 			if role == llm.RoleAssistant {
-				ctx.Model = &ModelRef{Provider: provider, ModelID: model}
+				ref, haveRef = ModelRef{Provider: provider, ModelID: model}, true
 			}
 		case TypeCompaction:
 			compaction = i
@@ -98,6 +100,9 @@ func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 				verbatim = i
 			}
 		}
+	}
+	if haveRef {
+		ctx.Model = &ref
 	}
 	return ctx, compaction, verbatim
 }

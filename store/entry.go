@@ -387,7 +387,8 @@ func (e *Entry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// decode fills e from the members of line; msg holds the members of its "message" object. parent,
+// decode fills e from the members of line, which must never be modified afterwards (id, parentId
+// and timestamp share its bytes); msg holds the members of its "message" object. parent,
 // when not nil, receives the parentId string so the loader can allocate ids in bulk; in shares
 // repeated strings between entries (may be nil).
 func (e *Entry) decode(line []byte, fields, msg []field, parent *string, in interner) {
@@ -417,17 +418,17 @@ func (e *Entry) decode(line []byte, fields, msg []field, parent *string, in inte
 		case "type":
 			continue
 		case "id":
-			e.ID, ok = rawString(f.val)
+			e.ID, ok = rawStringShared(f.val)
 		case "parentId":
 			if !isNull(f.val) {
 				if parent == nil {
 					parent = new(string)
 				}
-				*parent, ok = rawString(f.val)
+				*parent, ok = rawStringShared(f.val)
 				e.ParentID = parent
 			}
 		case "timestamp":
-			e.Timestamp, ok = rawString(f.val)
+			e.Timestamp, ok = rawStringShared(f.val)
 		default:
 			if !known {
 				continue

@@ -65,7 +65,7 @@ func decodeMessageInto(m *llm.Message, raw []byte) bool {
 		case "content":
 			if v[0] == '"' {
 				var s string
-				s, ok = str(v)
+				s, ok = strShared(v)
 				m.Content = []llm.Content{llm.Text(s)}
 				m.ContentIsString = true
 			} else {
@@ -100,7 +100,7 @@ func decodeMessageInto(m *llm.Message, raw []byte) bool {
 		case "command":
 			m.Command, ok = str(v)
 		case "output":
-			m.Output, ok = str(v)
+			m.Output, ok = strShared(v)
 		case "cancelled":
 			m.Cancelled, ok = rawBool(v)
 		case "truncated":
@@ -114,7 +114,7 @@ func decodeMessageInto(m *llm.Message, raw []byte) bool {
 		case "display":
 			m.Display, ok = rawBool(v)
 		case "summary":
-			m.Summary, ok = str(v)
+			m.Summary, ok = strShared(v)
 		case "fromId":
 			m.FromID, ok = str(v)
 		case "tokensBefore":
@@ -154,6 +154,16 @@ func setExtra(extra map[string]json.RawMessage, f *field) map[string]json.RawMes
 // encoding/json would replace.
 func str(v []byte) (string, bool) {
 	s, ok := rawString(v)
+	if !ok || !utf8.ValidString(s) {
+		return "", false
+	}
+	return s, true
+}
+
+// strShared is str for a value inside an immutable buffer the result may keep alive (see
+// rawStringShared): message texts decoded from a loaded file share its bytes.
+func strShared(v []byte) (string, bool) {
+	s, ok := rawStringShared(v)
 	if !ok || !utf8.ValidString(s) {
 		return "", false
 	}
@@ -264,17 +274,17 @@ func contentBlock(b []byte) (llm.Content, bool) {
 		case "type":
 			c.Type, ok = sym(v)
 		case "text":
-			c.Text, ok = str(v)
+			c.Text, ok = strShared(v)
 		case "textSignature":
-			c.TextSignature, ok = str(v)
+			c.TextSignature, ok = strShared(v)
 		case "data":
-			c.Data, ok = str(v)
+			c.Data, ok = strShared(v)
 		case "mimeType":
 			c.MimeType, ok = str(v)
 		case "thinking":
-			c.Thinking, ok = str(v)
+			c.Thinking, ok = strShared(v)
 		case "thinkingSignature":
-			c.ThinkingSignature, ok = str(v)
+			c.ThinkingSignature, ok = strShared(v)
 		case "redacted":
 			c.Redacted, ok = rawBool(v)
 		case "id":
@@ -285,9 +295,13 @@ func contentBlock(b []byte) (llm.Content, bool) {
 			if !isObject(v) {
 				return c, false
 			}
-			ok = json.Unmarshal(v, &c.Arguments) == nil
+			// Decoded into a local: taking the address of c's field would move every block
+			// decoded to the heap.
+			var args map[string]any
+			ok = json.Unmarshal(v, &args) == nil
+			c.Arguments = args
 		case "thoughtSignature":
-			c.ThoughtSignature, ok = str(v)
+			c.ThoughtSignature, ok = strShared(v)
 		default:
 			ok = !foldsToKnown(string(f.key), blockKeys)
 		}
@@ -301,36 +315,38 @@ func contentBlock(b []byte) (llm.Content, bool) {
 var usageKeys = []string{"input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"}
 var costKeys = []string{"input", "output", "cacheRead", "cacheWrite", "total"}
 
-// flatObject walks the members of a JSON object whose keys need no unescaping, calling set for
-// each non-null member; false from set (or an escaped key, or no object) makes it fail.
-func flatObject(v []byte, set func(key string, val []byte) bool) bool {
+// flatObject splits a JSON object whose keys need no unescaping into its members (into buf[:0]);
+// it fails on an escaped key or when v is not an object. Callers skip null members themselves.
+// It takes no callback, so decoding a usage per message allocates nothing.
+func flatObject(v []byte, buf []field) ([]field, bool) {
 	if !isObject(v) {
-		return false
+		return nil, false
 	}
-	var buf [8]field
 	fields, ok := parseObject(v, buf[:0])
 	if !ok {
-		return false
+		return nil, false
 	}
 	for i := range fields {
-		f := &fields[i]
-		if f.esc {
-			return false
-		}
-		if isNull(f.val) {
-			continue
-		}
-		if !set(string(f.key), f.val) {
-			return false
+		if fields[i].esc {
+			return nil, false
 		}
 	}
-	return true
+	return fields, true
 }
 
 // usageFast decodes a usage object like json.Unmarshal into llm.Usage does.
 func usageFast(v []byte, u *llm.Usage) bool {
-	return flatObject(v, func(key string, val []byte) (ok bool) {
-		switch key {
+	var buf [8]field
+	fields, ok := flatObject(v, buf[:0])
+	if !ok {
+		return false
+	}
+	for i := range fields {
+		val := fields[i].val
+		if isNull(val) {
+			continue
+		}
+		switch key := string(fields[i].key); key {
 		case "input":
 			u.Input, ok = intExact(val)
 		case "output":
@@ -346,13 +362,25 @@ func usageFast(v []byte, u *llm.Usage) bool {
 		default:
 			ok = !foldsToKnown(key, usageKeys)
 		}
-		return ok
-	})
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 func costFast(v []byte, c *llm.Cost) bool {
-	return flatObject(v, func(key string, val []byte) (ok bool) {
-		switch key {
+	var buf [8]field
+	fields, ok := flatObject(v, buf[:0])
+	if !ok {
+		return false
+	}
+	for i := range fields {
+		val := fields[i].val
+		if isNull(val) {
+			continue
+		}
+		switch key := string(fields[i].key); key {
 		case "input":
 			c.Input, ok = number(val)
 		case "output":
@@ -366,6 +394,9 @@ func costFast(v []byte, c *llm.Cost) bool {
 		default:
 			ok = !foldsToKnown(key, costKeys)
 		}
-		return ok
-	})
+		if !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanner is a validating JSON scanner that finds value boundaries without building values. The
@@ -463,6 +464,23 @@ func rawString(v []byte) (string, bool) {
 		return "", false
 	}
 	return unquote(v, false)
+}
+
+// rawStringShared is rawString for a value inside a buffer that is never modified and that the
+// result may keep alive (a loaded session file, whose entries hold it anyway): a string without
+// escapes shares the buffer's bytes instead of copying them.
+func rawStringShared(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	body := v[1 : len(v)-1]
+	if len(body) == 0 {
+		return "", true
+	}
+	if bytes.IndexByte(body, '\\') >= 0 {
+		return unquote(v, false)
+	}
+	return unsafe.String(unsafe.SliceData(body), len(body)), true
 }
 
 func rawBool(v []byte) (bool, bool) {

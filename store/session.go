@@ -822,19 +822,29 @@ func (s *Session) Branch(fromID string) []*Entry {
 }
 
 // path walks parent links from e to a root and returns them root first. A cycle ends the walk.
+// The walk runs twice, counting first, so a long branch costs one exactly sized slice.
 func (s *Session) path(e *Entry) []*Entry {
-	var out []*Entry
-	for e != nil && len(out) <= len(s.entries) {
-		out = append(out, e)
-		if e.ParentID == nil || *e.ParentID == e.ID {
-			break
-		}
-		e = s.byID[*e.ParentID]
+	n := 0
+	for p := e; p != nil && n <= len(s.entries); p = s.parentOf(p) {
+		n++
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
+	if n == 0 {
+		return nil
+	}
+	out := make([]*Entry, n)
+	for p := e; n > 0; p = s.parentOf(p) {
+		n--
+		out[n] = p
 	}
 	return out
+}
+
+// parentOf returns the parent entry of e, nil for a root, an orphan or an entry naming itself.
+func (s *Session) parentOf(e *Entry) *Entry {
+	if e.ParentID == nil || *e.ParentID == e.ID {
+		return nil
+	}
+	return s.byID[*e.ParentID]
 }
 
 // TreeNode is a node of Tree: an entry, its children sorted by timestamp (oldest first) and the

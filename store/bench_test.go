@@ -184,7 +184,7 @@ func BenchmarkParse100k(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := parseSession(data); err != nil {
+		if _, err := parseSession(data, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -215,7 +215,7 @@ func BenchmarkDecodeMessage(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	fd, err := parseSession(data)
+	fd, err := parseSession(data, false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -44,7 +44,15 @@ type Context struct {
 func (s *Session) BuildContext() Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.buildContext(s.path(s.leaf))
+	return s.buildContext(s.leafPath())
+}
+
+// leafPath is the path to the leaf as entry indexes (nil before the first entry).
+func (s *Session) leafPath() []int32 {
+	if s.leaf == nil {
+		return nil
+	}
+	return s.pathIdx(s.leaf.seq)
 }
 
 // ContextInfo is BuildContext without its messages: ThinkingLevel and Model as BuildContext
@@ -54,28 +62,37 @@ func (s *Session) BuildContext() Context {
 func (s *Session) ContextInfo() (info Context, empty bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	path := s.path(s.leaf)
-	info, compaction, _ := contextHead(path)
+	path := s.leafPath()
+	info, compaction, _ := s.contextHead(path)
 	if compaction >= 0 {
 		return info, false // the compaction stands for one message at least
 	}
 	var one []llm.Message
-	for _, e := range path {
-		if one = s.emit(one[:0], e); len(one) > 0 {
+	for _, i := range path {
+		if one = s.emitAt(one[:0], i); len(one) > 0 {
 			return info, false
 		}
 	}
 	return info, true
 }
 
-// contextHead reads the thinking level and model of path without decoding messages, and the
-// index of its newest compaction and newest verbatim compaction (-1: none).
-func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
+// contextHead reads the thinking level and model of path (entry indexes) without decoding
+// messages or materializing lazy entries, and the position in path of its newest compaction and
+// newest verbatim compaction (-1: none).
+func (s *Session) contextHead(path []int32) (ctx Context, compaction, verbatim int) {
 	ctx = Context{ThinkingLevel: "off"}
 	compaction, verbatim = -1, -1
 	var ref ModelRef // one allocation for the newest model, not one per assistant message
 	haveRef := false
-	for i, e := range path {
+	refLazy := int32(-1) // the newest model is that of this lazy assistant message
+	for i, k := range path {
+		e := s.entries[k]
+		if e == nil {
+			if s.lazy[k].assistant {
+				refLazy, haveRef = k, true
+			}
+			continue
+		}
 		if e.opaque {
 			continue
 		}
@@ -83,7 +100,7 @@ func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 		case TypeThinkingLevelChange:
 			ctx.ThinkingLevel = e.ThinkingLevel
 		case TypeModelChange:
-			ref, haveRef = ModelRef{Provider: e.Provider, ModelID: e.ModelID}, true
+			ref, haveRef, refLazy = ModelRef{Provider: e.Provider, ModelID: e.ModelID}, true, -1
 		case TypeMessage:
 			var role, provider, model string
 			if e.Message != nil {
@@ -92,7 +109,7 @@ func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 				role, provider, model = e.role, e.provider, e.model
 			}
 			if role == llm.RoleAssistant {
-				ref, haveRef = ModelRef{Provider: provider, ModelID: model}, true
+				ref, haveRef, refLazy = ModelRef{Provider: provider, ModelID: model}, true, -1
 			}
 		case TypeCompaction:
 			compaction = i
@@ -101,20 +118,26 @@ func contextHead(path []*Entry) (ctx Context, compaction, verbatim int) {
 			}
 		}
 	}
+	if refLazy >= 0 {
+		r := &s.lazy[refLazy]
+		var buf [24]field
+		fields, _ := parseObject(s.data[r.msg:r.msgEnd], buf[:0])
+		_, ref.Provider, ref.ModelID = messageHead(fields, nil)
+	}
 	if haveRef {
 		ctx.Model = &ref
 	}
 	return ctx, compaction, verbatim
 }
 
-func (s *Session) buildContext(path []*Entry) Context {
-	ctx, compaction, verbatim := contextHead(path)
+func (s *Session) buildContext(path []int32) Context {
+	ctx, compaction, verbatim := s.contextHead(path)
 	from := 0
 	if verbatim >= 0 {
 		ctx.Messages, ctx.EntryIDs = s.emitVerbatim(path, verbatim)
 		from = verbatim + 1
 	} else if compaction >= 0 {
-		c := path[compaction]
+		c := s.entries[path[compaction]] // compactions are never lazy
 		ctx.Messages = make([]llm.Message, 0, len(path)-compaction+spareMessages)
 		ctx.Messages = append(ctx.Messages, llm.Message{Role: llm.RoleCompactionSummary, Summary: c.Summary,
 			TokensBefore: c.TokensBefore, Timestamp: isoMillis(c.Timestamp)})
@@ -122,9 +145,9 @@ func (s *Session) buildContext(path []*Entry) Context {
 		from = compaction + 1
 		if c.FirstKeptEntryID != nil {
 			for i := 0; i < compaction; i++ {
-				if path[i].ID == *c.FirstKeptEntryID {
-					for _, e := range path[i:compaction] {
-						ctx.Messages, ctx.EntryIDs = s.emitID(ctx.Messages, ctx.EntryIDs, e)
+				if s.idAt(int(path[i])) == *c.FirstKeptEntryID {
+					for _, k := range path[i:compaction] {
+						ctx.Messages, ctx.EntryIDs = s.emitID(ctx.Messages, ctx.EntryIDs, k)
 					}
 					break
 				}
@@ -134,8 +157,8 @@ func (s *Session) buildContext(path []*Entry) Context {
 		ctx.Messages = make([]llm.Message, 0, len(path)+spareMessages)
 		ctx.EntryIDs = make([]string, 0, len(path))
 	}
-	for _, e := range path[from:] {
-		ctx.Messages, ctx.EntryIDs = s.emitID(ctx.Messages, ctx.EntryIDs, e)
+	for _, k := range path[from:] {
+		ctx.Messages, ctx.EntryIDs = s.emitID(ctx.Messages, ctx.EntryIDs, k)
 	}
 	return ctx
 }
@@ -144,14 +167,31 @@ func (s *Session) buildContext(path []*Entry) Context {
 // appends the next prompt and answer without copying a long context.
 const spareMessages = 8
 
-// emitID is emit that also records the entry id of the message it added.
-func (s *Session) emitID(out []llm.Message, ids []string, e *Entry) ([]llm.Message, []string) {
+// emitID is emitAt that also records the entry id of the message it added.
+func (s *Session) emitID(out []llm.Message, ids []string, i int32) ([]llm.Message, []string) {
 	n := len(out)
-	out = s.emit(out, e)
+	out = s.emitAt(out, i)
 	if len(out) > n {
-		ids = append(ids, e.ID)
+		ids = append(ids, s.idAt(int(i)))
 	}
 	return out, ids
+}
+
+// emitAt is emit for entry i: a lazy message entry is decoded straight from the file buffer into
+// the context and stays lazy; only one the fast decoder declines is materialized (emit then
+// decodes it with llm's decoder, or finds it opaque).
+func (s *Session) emitAt(out []llm.Message, i int32) []llm.Message {
+	if s.entries[i] == nil {
+		r := &s.lazy[i]
+		n := len(out)
+		out = append(out, llm.Message{})
+		if decodeMessageInto(&out[n], s.data[r.msg:r.msgEnd]) {
+			return out
+		}
+		out[n] = llm.Message{}
+		out = out[:n]
+	}
+	return s.emit(out, s.at(int(i)))
 }
 
 // isVerbatim reports whether a compaction entry is an Atomic verbatim-lines one (§5.4).
@@ -167,20 +207,20 @@ func isVerbatim(e *Entry) bool {
 
 // emitVerbatim builds the one custom message of the active verbatim compaction at path[at] (§7
 // step 5, Atomic).
-func (s *Session) emitVerbatim(path []*Entry, at int) ([]llm.Message, []string) {
-	c := path[at]
+func (s *Session) emitVerbatim(path []int32, at int) ([]llm.Message, []string) {
+	c := s.entries[path[at]] // compactions are never lazy
 	var b strings.Builder
 	b.WriteString(compact.Preamble)
 	b.WriteString(c.Summary)
 	var images []llm.Content
 	if c.FirstKeptEntryID != nil {
 		for i := 0; i < at; i++ {
-			if path[i].ID != *c.FirstKeptEntryID {
+			if s.idAt(int(path[i])) != *c.FirstKeptEntryID {
 				continue
 			}
 			var kept []llm.Message
-			for _, e := range path[i:at] {
-				kept = s.emit(kept, e)
+			for _, k := range path[i:at] {
+				kept = s.emitAt(kept, k)
 			}
 			var lines []string
 			for j := range kept {

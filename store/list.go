@@ -172,7 +172,7 @@ func readInfo(c candidate) (*SessionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	fd, err := parseSession(data)
+	fd, err := parseSession(data, false)
 	if err != nil {
 		return nil, err
 	}

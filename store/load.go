@@ -12,18 +12,37 @@ import (
 // fileData is a parsed session file.
 type fileData struct {
 	header  Header
-	entries []*Entry
-	skipped int  // non-blank lines that are not JSON objects
-	blank   bool // the file holds nothing but whitespace
+	entries []*Entry  // nil at i when entry i is lazy (lazy[i])
+	lazy    []lazyRec // parallel to entries when the parse was lazy, else nil
+	data    []byte    // the file buffer lazy records point into
+	skipped int       // non-blank lines that are not JSON objects
+	blank   bool      // the file holds nothing but whitespace
 }
+
+// lazyRec is a message entry of a loaded file that is not materialized as an Entry: where its
+// line and its message are in the file buffer, and what the tree and the context read without
+// decoding it. A resumed long session is mostly such entries, so a record is kept small (the
+// Entry it stands for is over 400 bytes). Only valid message entries are lazy; Session.at
+// materializes one on demand by decoding its line exactly as an eager load would.
+type lazyRec struct {
+	id, parent    string // entry id and parentId; both share the file buffer
+	line, lineEnd uint32 // the entry's line: data[line:lineEnd]
+	msg, msgEnd   uint32 // its "message" member: data[msg:msgEnd]
+	hasParent     bool   // parentId is a string (false: null or absent)
+	assistant     bool   // the message role is assistant
+}
+
+// maxLazyFile is the largest file parsed lazily (record offsets are 32-bit).
+const maxLazyFile = 1<<32 - 1
 
 // parseSession splits data into lines and decodes them (session-format.md §2): blank lines are
 // ignored, lines that are not a JSON object are counted in skipped, the first object must be a
 // session header (else ErrNotSession). Entries keep slices of data, which must not be modified
 // afterwards. Large files are parsed in parallel chunks (split at line ends), which keeps the
-// result identical to a sequential parse.
-func parseSession(data []byte) (*fileData, error) {
-	fd := &fileData{blank: true}
+// result identical to a sequential parse. With lazy, valid message entries of a current-version
+// file are returned as lazy records (fd.lazy) instead of entries.
+func parseSession(data []byte, lazy bool) (*fileData, error) {
+	fd := &fileData{blank: true, data: data}
 	fields := make([]field, 0, 16)
 	off := 0
 	header := false
@@ -50,25 +69,43 @@ func parseSession(data []byte) (*fileData, error) {
 		}
 		return fd, ErrNotSession
 	}
+	lazy = lazy && fd.header.Version >= CurrentVersion && len(data) <= maxLazyFile
 	chunks := splitChunks(data[off:])
+	bases := make([]int, len(chunks))
+	for i, b := off, 0; b < len(chunks); b++ {
+		bases[b] = i
+		i += len(chunks[b])
+	}
 	results := make([]chunk, len(chunks))
 	if len(chunks) == 1 {
-		results[0] = parseChunk(chunks[0])
+		results[0] = parseChunk(chunks[0], bases[0], lazy)
 	} else {
 		var wg sync.WaitGroup
 		for i := range chunks {
-			wg.Go(func() { results[i] = parseChunk(chunks[i]) })
+			wg.Go(func() { results[i] = parseChunk(chunks[i], bases[i], lazy) })
 		}
 		wg.Wait()
 	}
 	total := 0
+	anyLazy := false
 	for i := range results {
 		total += len(results[i].entries)
 		fd.skipped += results[i].skipped
+		anyLazy = anyLazy || results[i].lazy != nil
 	}
 	fd.entries = make([]*Entry, 0, total)
+	if anyLazy {
+		fd.lazy = make([]lazyRec, 0, total)
+	}
 	for i := range results {
 		fd.entries = append(fd.entries, results[i].entries...)
+		if anyLazy {
+			if results[i].lazy != nil {
+				fd.lazy = append(fd.lazy, results[i].lazy...)
+			} else {
+				fd.lazy = append(fd.lazy, make([]lazyRec, len(results[i].entries))...)
+			}
+		}
 	}
 	return fd, nil
 }
@@ -103,20 +140,31 @@ func splitChunks(data []byte) [][]byte {
 
 // chunk is the parse result of one piece of a file.
 type chunk struct {
-	entries []*Entry
+	entries []*Entry  // nil where the entry is lazy
+	lazy    []lazyRec // parallel to entries when any entry of the chunk is lazy, else nil
 	skipped int
 }
 
-// parseChunk decodes the entry lines of data.
-func parseChunk(data []byte) chunk {
+// parseChunk decodes the entry lines of data, which starts at offset base of the file buffer.
+// With lazy, valid message entries become lazy records and only the other entries are allocated.
+func parseChunk(data []byte, base int, lazy bool) chunk {
 	n := bytes.Count(data, []byte{'\n'}) + 1
-	slab := make([]Entry, 0, n)  // one allocation for all entries; never grows past n
-	parents := make([]string, n) // backing store for ParentID
 	c := chunk{entries: make([]*Entry, 0, n)}
+	var slab []Entry // one allocation for the entries kept; never grows past its capacity
+	var parents []string
+	if !lazy {
+		slab = make([]Entry, 0, n)
+		parents = make([]string, n) // backing store for ParentID
+	} else {
+		c.lazy = make([]lazyRec, 0, n)
+	}
 	fields := make([]field, 0, 16)
 	msg := make([]field, 0, 16)
 	in := interner{}
+	var scratch Entry
+	var parent string
 	for off := 0; off < len(data); {
+		start := off
 		var line []byte
 		line, off = nextLine(data, off)
 		if isBlank(line) {
@@ -127,11 +175,37 @@ func parseChunk(data []byte) chunk {
 			c.skipped++
 			continue
 		}
-		i := len(slab)
-		slab = append(slab, Entry{})
-		e := &slab[i]
-		e.decode(line, fields, msg, &parents[i], in)
+		if !lazy {
+			i := len(slab)
+			slab = append(slab, Entry{})
+			e := &slab[i]
+			e.decode(line, fields, msg, &parents[len(c.entries)], in)
+			c.entries = append(c.entries, e)
+			continue
+		}
+		scratch = Entry{}
+		scratch.decode(line, fields, msg, &parent, in)
+		if scratch.Type == TypeMessage && !scratch.opaque {
+			// cap tells where msgRaw starts in line: both run to the end of the file buffer.
+			m := base + start + cap(line) - cap(scratch.msgRaw)
+			r := lazyRec{id: scratch.ID, hasParent: scratch.ParentID != nil, assistant: scratch.role == llm.RoleAssistant,
+				line: uint32(base + start), lineEnd: uint32(base + start + len(line)),
+				msg: uint32(m), msgEnd: uint32(m + len(scratch.msgRaw))}
+			if r.hasParent {
+				r.parent = *scratch.ParentID
+			}
+			c.entries = append(c.entries, nil)
+			c.lazy = append(c.lazy, r)
+			continue
+		}
+		e := new(Entry)
+		*e = scratch
+		if e.ParentID != nil {
+			p := *e.ParentID
+			e.ParentID = &p
+		}
 		c.entries = append(c.entries, e)
+		c.lazy = append(c.lazy, lazyRec{})
 	}
 	return c
 }

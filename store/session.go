@@ -42,8 +42,11 @@ type state struct {
 	w          writer
 
 	header       Header
-	entries      []*Entry
-	byID         map[string]*Entry
+	entries      []*Entry          // in file/append order; nil at i while entry i is lazy (at)
+	lazy         []lazyRec         // parallel to entries while the loaded file has lazy entries, else nil
+	data         []byte            // the loaded file buffer lazy entries point into
+	par          []int32           // par[i]: index of entry i's parent, -1 for a root or orphan
+	byID         map[string]int32  // entry id → index in entries (the last one with that id)
 	labels       map[string]*Entry // target id → the label entry that set its label
 	leaf         *Entry            // nil: before the first entry
 	flushed      bool              // header and entries are on disk
@@ -139,7 +142,7 @@ func OpenReadOnly(path string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", abs, err)
 	}
-	fd, err := parseSession(data)
+	fd, err := parseSession(data, true)
 	if err != nil {
 		return nil, fmt.Errorf("store: %w: %s", err, abs)
 	}
@@ -241,7 +244,7 @@ func ForkFrom(sourcePath, targetCwd, sessionDir string) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: fork %s: %w", src, err)
 	}
-	fd, err := parseSession(data)
+	fd, err := parseSession(data, false)
 	if err != nil {
 		return nil, fmt.Errorf("store: fork: %w: %s", err, src)
 	}
@@ -284,7 +287,7 @@ func (s *Session) reset(opts CreateOptions) error {
 	ts := isoTime(s.now())
 	s.header = Header{Type: TypeSession, Version: CurrentVersion, ID: id, Timestamp: ts, Cwd: s.cwd,
 		ParentSession: opts.ParentSession}
-	s.setEntries(nil)
+	s.setEntries(nil, nil, nil)
 	s.flushed = false
 	s.hasAssistant = false
 	s.skipped = 0
@@ -295,22 +298,113 @@ func (s *Session) reset(opts CreateOptions) error {
 	return nil
 }
 
-// setEntries installs entries and rebuilds the indexes; the leaf becomes the last entry that has
-// an id (a trailing line without one, such as another tool's marker, cannot be a parent).
-func (s *Session) setEntries(entries []*Entry) {
+// setEntries installs entries (nil at i where lazy[i] stands for the entry; lazy is nil when no
+// entry is lazy, data the buffer lazy records point into) and rebuilds the indexes; the leaf
+// becomes the last entry that has an id (a trailing line without one, such as another tool's
+// marker, cannot be a parent).
+func (s *Session) setEntries(entries []*Entry, lazy []lazyRec, data []byte) {
 	s.entries = entries
-	s.byID = make(map[string]*Entry, len(entries))
+	s.lazy = lazy
+	s.data = data
+	s.byID = make(map[string]int32, len(entries))
 	s.labels = make(map[string]*Entry)
 	s.children = nil
 	s.leaf = nil
+	leaf := -1
 	for i, e := range entries {
-		e.seq = i
-		if e.ID != "" {
-			s.byID[e.ID] = e
-			s.leaf = e
+		id := ""
+		if e == nil {
+			id = lazy[i].id
+		} else {
+			e.seq = i
+			id = e.ID
+			s.applyLabel(e)
 		}
-		s.applyLabel(e)
+		if id != "" {
+			s.byID[id] = int32(i)
+			leaf = i
+		}
 	}
+	s.par = make([]int32, len(entries))
+	for i := range entries {
+		s.par[i] = s.resolveParent(i)
+	}
+	if leaf >= 0 {
+		s.leaf = s.at(leaf)
+	}
+}
+
+// resolveParent finds the index of entry i's parent: -1 for a root (parentId null or its own id)
+// and for an orphan whose parent is not in the session.
+func (s *Session) resolveParent(i int) int32 {
+	var id, parent string
+	if e := s.entries[i]; e != nil {
+		if e.ParentID == nil {
+			return -1
+		}
+		id, parent = e.ID, *e.ParentID
+	} else {
+		r := &s.lazy[i]
+		if !r.hasParent {
+			return -1
+		}
+		id, parent = r.id, r.parent
+	}
+	if parent == id {
+		return -1
+	}
+	if j, ok := s.byID[parent]; ok {
+		return j
+	}
+	return -1
+}
+
+// at returns entry i, materializing a lazy entry first: its line is decoded exactly as an eager
+// load decodes it, and the Entry is kept, so every later call returns the same pointer.
+func (s *Session) at(i int) *Entry {
+	if e := s.entries[i]; e != nil {
+		return e
+	}
+	r := &s.lazy[i]
+	line := s.data[r.line:r.lineEnd]
+	fields, msg, _ := parseLine(line, nil, nil, true)
+	e := &Entry{}
+	e.decode(line, fields, msg, nil, nil)
+	e.seq = i
+	s.entries[i] = e
+	return e
+}
+
+// idAt returns the id of entry i without materializing it.
+func (s *Session) idAt(i int) string {
+	if e := s.entries[i]; e != nil {
+		return e.ID
+	}
+	return s.lazy[i].id
+}
+
+// findOK is find that also reports whether the id is known.
+func (s *Session) findOK(id string) (*Entry, bool) {
+	e := s.find(id)
+	return e, e != nil
+}
+
+// find returns the entry with the given id (materialized), nil when unknown.
+func (s *Session) find(id string) *Entry {
+	if i, ok := s.byID[id]; ok {
+		return s.at(int(i))
+	}
+	return nil
+}
+
+// all materializes every entry and returns s.entries.
+func (s *Session) all() []*Entry {
+	if s.lazy != nil {
+		for i := range s.entries {
+			s.at(i)
+		}
+	}
+	return s.entries
 }
 
 func (s *Session) applyLabel(e *Entry) {
@@ -333,7 +427,7 @@ func (s *Session) load(path string) error {
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", path, err)
 	}
-	fd, err := parseSession(data)
+	fd, err := parseSession(data, true)
 	if err != nil {
 		return fmt.Errorf("store: %w: %s", err, path)
 	}
@@ -367,7 +461,7 @@ func (s *Session) install(path string, fd *fileData) {
 		s.cwd, _ = os.Getwd()
 	}
 	s.file = path
-	s.setEntries(fd.entries)
+	s.setEntries(fd.entries, fd.lazy, fd.data)
 	s.skipped = fd.skipped
 	s.warnings = s.breakCycles()
 	s.flushed = true
@@ -382,61 +476,51 @@ func (s *Session) install(path string, fd *fileData) {
 // that does not: only entries whose parent comes later in the file (rare) are followed up.
 func (s *Session) breakCycles() []string {
 	var warnings []string
-	var prev *Entry
-	for _, e := range s.entries {
-		p := prev
-		prev = e
-		if e.ParentID == nil || *e.ParentID == e.ID {
-			continue // a root; parentId == id is a root by convention (§6)
+	for i := range s.entries {
+		p := s.par[i]
+		if p < 0 || int(p) < i {
+			continue // a root, an orphan, or a parent earlier in the file
 		}
-		if p == nil || p.ID != *e.ParentID {
-			p = s.byID[*e.ParentID]
-		}
-		if p == nil || p.seq < e.seq {
-			continue
-		}
-		// e's parent is later in the file: walk up from e and see whether the walk comes back.
-		// Entries are visited in file order, so the first member of a cycle reached here is the
-		// one that comes first in the file: every other member comes after it.
-		members := []*Entry{e}
-		seen := map[*Entry]bool{e: true}
-		for q := p; q != nil; {
-			if q == e {
-				warnings = append(warnings, s.breakCycle(e, members))
+		// Entry i's parent is later in the file: walk up from it and see whether the walk comes
+		// back. Entries are visited in file order, so the first member of a cycle reached here
+		// is the one that comes first in the file: every other member comes after it.
+		members := []int32{int32(i)}
+		seen := map[int32]bool{int32(i): true}
+		for q := p; q >= 0; q = s.par[q] {
+			if int(q) == i {
+				warnings = append(warnings, s.breakCycle(i, members))
 				break
 			}
 			if seen[q] {
-				break // a cycle e leads into without being part of it: broken from its own member
+				break // a cycle i leads into without being part of it: broken from its own member
 			}
 			seen[q] = true
 			members = append(members, q)
-			if q.ParentID == nil || *q.ParentID == q.ID {
-				break
-			}
-			q = s.byID[*q.ParentID]
 		}
 	}
 	return warnings
 }
 
-// breakCycle makes first, the member of a parentId cycle that comes first in the file, a root and
-// returns the warning that says so.
-func (s *Session) breakCycle(first *Entry, members []*Entry) string {
+// breakCycle makes entry first, the member of a parentId cycle that comes first in the file, a
+// root and returns the warning that says so.
+func (s *Session) breakCycle(first int, members []int32) string {
 	ids := make([]string, len(members))
 	for i, m := range members {
-		ids[i] = m.ID
+		ids[i] = s.idAt(int(m))
 	}
-	old := first.Parent()
-	first.ParentID = nil
-	if first.raw != nil {
-		if raw, err := rewriteEnvelope(first.raw, first.ID, nil); err == nil {
-			first.raw = raw
-		} else if !first.opaque {
-			first.raw = nil // re-encoded from its fields when copied
+	e := s.at(first)
+	old := e.Parent()
+	e.ParentID = nil
+	s.par[first] = -1
+	if e.raw != nil {
+		if raw, err := rewriteEnvelope(e.raw, e.ID, nil); err == nil {
+			e.raw = raw
+		} else if !e.opaque {
+			e.raw = nil // re-encoded from its fields when copied
 		}
 	}
 	return fmt.Sprintf("store: %s: entries %s form a parentId cycle; entry %s (parentId %s) is treated as a root",
-		s.file, strings.Join(ids, " → "), first.ID, old)
+		s.file, strings.Join(ids, " → "), e.ID, old)
 }
 
 // LoadWarnings returns what loading the file repaired in memory (a parentId cycle broken), one
@@ -506,7 +590,12 @@ func (s *Session) append(e *Entry, parent *Entry) (string, error) {
 		return "", err
 	}
 	s.entries = append(s.entries, e)
-	s.byID[e.ID] = e
+	if s.lazy != nil {
+		s.lazy = append(s.lazy, lazyRec{})
+	}
+	s.par = append(s.par, -1)
+	s.par[e.seq] = s.resolveParent(e.seq)
+	s.byID[e.ID] = int32(e.seq)
 	s.leaf = e
 	s.applyLabel(e)
 	if s.children != nil && e.ParentID != nil {
@@ -571,7 +660,8 @@ func (s *Session) persistEntry(e *Entry) (bool, error) {
 		}
 		// The file vanished under us: write it again in full rather than a headerless line.
 	}
-	buf, err := encodeFile(&s.header, append(s.entries[:len(s.entries):len(s.entries)], e))
+	all := s.all()
+	buf, err := encodeFile(&s.header, append(all[:len(all):len(all)], e))
 	if err != nil {
 		return false, err
 	}
@@ -731,7 +821,7 @@ func (s *Session) BranchWithSummaryUsage(fromID, summary string, details any, fr
 	var parent *Entry
 	from := "root"
 	if fromID != "" {
-		p, ok := s.byID[fromID]
+		p, ok := s.findOK(fromID)
 		if !ok {
 			return "", fmt.Errorf("store: branch: %w: %s", ErrEntryNotFound, fromID)
 		}
@@ -781,7 +871,7 @@ func (s *Session) LeafEntry() *Entry {
 func (s *Session) Entry(id string) *Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.ready(s.byID[id])
+	return s.ready(s.find(id))
 }
 
 // Children returns the direct children of parentID in append order; "" returns the roots
@@ -791,7 +881,7 @@ func (s *Session) Children(parentID string) []*Entry {
 	defer s.mu.Unlock()
 	if s.children == nil {
 		s.children = make(map[string][]*Entry)
-		for _, e := range s.entries {
+		for _, e := range s.all() {
 			s.children[e.Parent()] = append(s.children[e.Parent()], e)
 		}
 	}
@@ -816,35 +906,37 @@ func (s *Session) Branch(fromID string) []*Entry {
 	defer s.mu.Unlock()
 	start := s.leaf
 	if fromID != "" {
-		start = s.byID[fromID]
+		start = s.find(fromID)
 	}
 	return s.readyAll(s.path(start))
 }
 
-// path walks parent links from e to a root and returns them root first. A cycle ends the walk.
-// The walk runs twice, counting first, so a long branch costs one exactly sized slice.
+// path walks parent links from e to a root and returns them root first, materialized.
 func (s *Session) path(e *Entry) []*Entry {
-	n := 0
-	for p := e; p != nil && n <= len(s.entries); p = s.parentOf(p) {
-		n++
-	}
-	if n == 0 {
+	if e == nil {
 		return nil
 	}
-	out := make([]*Entry, n)
-	for p := e; n > 0; p = s.parentOf(p) {
-		n--
-		out[n] = p
+	idx := s.pathIdx(e.seq)
+	out := make([]*Entry, len(idx))
+	for k, i := range idx {
+		out[k] = s.at(int(i))
 	}
 	return out
 }
 
-// parentOf returns the parent entry of e, nil for a root, an orphan or an entry naming itself.
-func (s *Session) parentOf(e *Entry) *Entry {
-	if e.ParentID == nil || *e.ParentID == e.ID {
-		return nil
+// pathIdx is path as entry indexes, without materializing any entry: it walks par twice,
+// counting first, so a long branch costs one exactly sized slice. A cycle ends the walk.
+func (s *Session) pathIdx(i int) []int32 {
+	n := 0
+	for p := int32(i); p >= 0 && n <= len(s.entries); p = s.par[p] {
+		n++
 	}
-	return s.byID[*e.ParentID]
+	out := make([]int32, n)
+	for p := int32(i); n > 0; p = s.par[p] {
+		n--
+		out[n] = p
+	}
+	return out
 }
 
 // TreeNode is a node of Tree: an entry, its children sorted by timestamp (oldest first) and the
@@ -862,7 +954,7 @@ func (s *Session) Tree() []*TreeNode {
 	defer s.mu.Unlock()
 	nodes := make([]TreeNode, len(s.entries))
 	byID := make(map[string]*TreeNode, len(s.entries))
-	for i, e := range s.entries {
+	for i, e := range s.all() {
 		nodes[i] = TreeNode{Entry: s.ready(e)}
 		if l := s.labels[e.ID]; l != nil {
 			nodes[i].Label = *l.Label
@@ -902,7 +994,7 @@ func (s *Session) Tree() []*TreeNode {
 func (s *Session) SetLeaf(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	e, ok := s.byID[id]
+	e, ok := s.findOK(id)
 	if !ok {
 		return fmt.Errorf("store: branch: %w: %s", ErrEntryNotFound, id)
 	}
@@ -922,7 +1014,7 @@ func (s *Session) ResetLeaf() {
 func (s *Session) Entries() []*Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.readyAll(append([]*Entry(nil), s.entries...))
+	return s.readyAll(append([]*Entry(nil), s.all()...))
 }
 
 // Header returns a copy of the session header.
@@ -944,7 +1036,7 @@ func (s *Session) SessionName() string {
 
 func nameOf(entries []*Entry) string {
 	for i := len(entries) - 1; i >= 0; i-- {
-		if e := entries[i]; e.Type == TypeSessionInfo && !e.opaque {
+		if e := entries[i]; e != nil && e.Type == TypeSessionInfo && !e.opaque { // nil: a lazy message
 			if e.Name == nil {
 				return ""
 			}
@@ -999,7 +1091,7 @@ func (s *Session) IsPersisted() bool {
 func (s *Session) CreateBranchedSession(leafID string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	leaf, ok := s.byID[leafID]
+	leaf, ok := s.findOK(leafID)
 	if !ok {
 		return "", fmt.Errorf("store: branched session: %w: %s", ErrEntryNotFound, leafID)
 	}
@@ -1094,6 +1186,6 @@ func (s *Session) CreateBranchedSession(leafID string) (string, error) {
 		s.lock.release() // the new file is taken at its first write
 		s.lock = nil
 	}
-	s.setEntries(entries)
+	s.setEntries(entries, nil, nil)
 	return s.file, nil
 }

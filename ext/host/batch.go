@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -229,12 +230,67 @@ func (s *Supervisor) enqueueBatch(p *process, g *generation, i int, hs []int, sp
 		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
 	}
 	p.queued.Add(1)
-	err = p.out.Notify(protocol.MethodEvent, batchParams(i, g.n, hs, spec.Name, body, id, signal))
+	var ev *llm.Event
+	if st.lastDelta && p.runs.Load() {
+		ev = payload.(*ext.MessageUpdate).AssistantMessageEvent
+	}
+	err = p.out.Hold(func(held []byte, epoch uint64) ([]byte, int) {
+		return st.hold(held, epoch, i, g.n, hs, spec.Name, body, id, signal, ev), 1
+	})
 	st.mu.Unlock()
 	if err != nil && p.alive() {
 		return nil, fmt.Errorf("extension host: sending %s: %w", spec.Name, err)
 	}
 	return nil, g.takeErrors(i, spec.Name)
+}
+
+// runTail ends a held event notification whose `more` run of deltas can grow.
+const runTail = "]}}\n"
+
+// hold appends the event notification of one queued dispatch to the held lines of the writer
+// (epoch as protocol.Writer.Hold gives it). A delta (ev not nil) that follows the delta of the
+// last held line, for the same handlers, block and kind, joins that line's `more` run instead
+// (capabilities.deltaRuns): the host parses one line for the whole run.
+func (st *streamState) hold(held []byte, epoch uint64, i int, gen int64, hs []int, event string, body []byte, ctx int64, signal bool, ev *llm.Event) []byte {
+	r := &st.run
+	if ev != nil && r.open && r.epoch == epoch && r.end == len(held) && r.ext == i && r.gen == gen && r.signal == signal &&
+		r.typ == ev.Type && r.index == ev.ContentIndex && r.seq+1 == st.seq && slices.Equal(r.hs, hs) {
+		held = held[:len(held)-len(runTail)]
+		if r.count > 0 {
+			held = append(held, ',')
+		}
+		held = llm.AppendJSONString(held, ev.Delta)
+		held = append(held, runTail...)
+		r.count++
+		r.seq = st.seq
+		r.end = len(held)
+		return held
+	}
+	r.open = false
+	held = append(held, `{"jsonrpc":"2.0","method":"event","params":`...)
+	held = append(held, batchParams(i, gen, hs, event, body, ctx, signal)...)
+	if ev == nil {
+		return append(held, "}\n"...)
+	}
+	held = held[:len(held)-1] // the params' closing brace
+	held = append(held, `,"more":[`+runTail...)
+	*r = deltaRun{open: true, epoch: epoch, end: len(held), ext: i, gen: gen, hs: hs, signal: signal, typ: ev.Type, index: ev.ContentIndex, seq: st.seq}
+	return held
+}
+
+// deltaRun is the last held event line, whose `more` run a following delta may join.
+type deltaRun struct {
+	open   bool
+	epoch  uint64
+	end    int
+	ext    int
+	gen    int64
+	hs     []int
+	signal bool
+	typ    string
+	index  int
+	seq    int64
+	count  int
 }
 
 // batchParams encodes protocol.EventParams with Handlers by hand (the payload is JSON already).
@@ -277,6 +333,9 @@ type streamState struct {
 	errMessage string
 	responseID string
 	seq        int64
+	// lastDelta says lastBody is a delta alone (deltaSeq seq); run is the held line of deltas.
+	lastDelta bool
+	run       deltaRun
 }
 
 // body returns the JSON of payload for spec, reusing the last one for the same dispatch.
@@ -284,6 +343,7 @@ func (st *streamState) body(spec *ext.Spec, payload any, deltas bool) ([]byte, e
 	if st.last == payload && st.lastBody != nil {
 		return st.lastBody, nil
 	}
+	st.lastDelta = false
 	var b []byte
 	var err error
 	if mu, ok := payload.(*ext.MessageUpdate); ok && deltas {
@@ -317,6 +377,7 @@ func (st *streamState) messageUpdate(e *ext.MessageUpdate) ([]byte, error) {
 	if st.grewByDelta(e) {
 		k := e.AssistantMessageEvent.ContentIndex
 		st.lens[k] += len(e.AssistantMessageEvent.Delta)
+		st.lastDelta = true
 		b = append(b, `,"deltaSeq":`...)
 		b = strconv.AppendInt(b, st.seq, 10)
 		return append(b, '}'), nil

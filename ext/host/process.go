@@ -66,10 +66,12 @@ type process struct {
 	// requests says the host runs several handlers of an extension for one request event in one
 	// `event` request (capabilities.requestBatches, batch.go).
 	requests atomic.Bool
-	stream   streamState
-	queued   atomic.Int64
-	synced   atomic.Int64
-	syncMu   sync.Mutex // one barrier at a time
+	// runs says the host takes a run of deltas in one message_update line (capabilities.deltaRuns).
+	runs   atomic.Bool
+	stream streamState
+	queued atomic.Int64
+	synced atomic.Int64
+	syncMu sync.Mutex // one barrier at a time
 }
 
 // call is one core -> host request in flight.

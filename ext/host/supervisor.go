@@ -361,6 +361,7 @@ func (s *Supervisor) start(inc int) (*process, error) {
 	p.batches.Store(res.Capabilities["eventBatches"] == true)
 	p.deltas.Store(res.Capabilities["messageDeltas"] == true)
 	p.requests.Store(res.Capabilities["requestBatches"] == true)
+	p.runs.Store(res.Capabilities["deltaRuns"] == true)
 	go p.monitor(s.opts.WarnAfter, s.opts.DeadAfter)
 	if inc > 1 {
 		s.reload(p)

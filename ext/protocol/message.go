@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 )
 
 // Version is the protocol version the core speaks; initialize exchanges it. Version 2 moved the
@@ -138,13 +139,33 @@ func (r *Reader) Read() (*Message, error) {
 	return m, nil
 }
 
-// Writer writes messages, one per line. Safe for concurrent use.
+// Writer writes messages, one per line. Safe for concurrent use. Lines may be held back (Hold)
+// and written together with the next message, by Flush, once they reach HoldLimit bytes, or
+// after HoldDelay, whichever comes first: never reordered, one write for many.
 type Writer struct {
-	mu  sync.Mutex // guards w, buf and n
+	mu  sync.Mutex // guards the fields below
 	w   io.Writer
 	buf []byte
 	n   int64
+
+	held  []byte      // the lines held back, written before anything else
+	epoch uint64      // counts the writes of held lines (Hold)
+	timer *time.Timer // writes the held lines after delay
+	delay time.Duration
 }
+
+// SetHoldDelay replaces HoldDelay for this writer (before any Hold).
+func (w *Writer) SetHoldDelay(d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.delay = d
+}
+
+// HoldLimit is how many bytes of held lines a Writer keeps before it writes them.
+const HoldLimit = 64 << 10
+
+// HoldDelay bounds how long a held line waits to be written.
+const HoldDelay = 5 * time.Millisecond
 
 // Count returns the number of messages written.
 func (w *Writer) Count() int64 {
@@ -154,7 +175,7 @@ func (w *Writer) Count() int64 {
 }
 
 // NewWriter returns a Writer to w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w, delay: HoldDelay} }
 
 // Request writes a request with an integer id.
 func (w *Writer) Request(id int64, method string, params any) error {
@@ -223,6 +244,21 @@ func appendMember(b []byte, name string, v any) ([]byte, error) {
 func (w *Writer) write(build func([]byte) ([]byte, error)) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.held) > 0 {
+		// The held lines go first, in the same write.
+		held := w.held
+		b, err := build(held)
+		if err != nil {
+			w.held = held // what build appended is dropped
+			return fmt.Errorf("protocol: encode: %w", err)
+		}
+		w.held = append(b, '\n')
+		if err := w.flushLocked(); err != nil {
+			return err
+		}
+		w.n++
+		return nil
+	}
 	b, err := build(w.buf[:0])
 	if err != nil {
 		return fmt.Errorf("protocol: encode: %w", err)
@@ -235,6 +271,54 @@ func (w *Writer) write(build func([]byte) ([]byte, error)) error {
 	_, err = w.w.Write(b)
 	if err == nil {
 		w.n++
+	}
+	return err
+}
+
+// Hold holds back what edit appends to the held lines: whole lines, each ending in a newline;
+// edit may also change the last line it held itself, if epoch is still the one it saw then (the
+// held lines were not written since). edit returns the held lines and how many messages it
+// added (for Count). The held lines are written before the next message, by Flush, once they
+// reach HoldLimit bytes, or after HoldDelay (SetHoldDelay).
+func (w *Writer) Hold(edit func(held []byte, epoch uint64) ([]byte, int)) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	was := len(w.held)
+	held, n := edit(w.held, w.epoch)
+	w.held = held
+	w.n += int64(n)
+	if len(held) >= HoldLimit {
+		return w.flushLocked()
+	}
+	if was == 0 && len(held) > 0 {
+		if w.timer == nil {
+			w.timer = time.AfterFunc(w.delay, func() { _ = w.Flush() })
+		} else {
+			w.timer.Reset(w.delay)
+		}
+	}
+	return nil
+}
+
+// Flush writes the held lines now.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.flushLocked()
+}
+
+func (w *Writer) flushLocked() error {
+	if len(w.held) == 0 {
+		return nil
+	}
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	_, err := w.w.Write(w.held)
+	w.epoch++
+	w.held = w.held[:0]
+	if cap(w.held) > 1<<20 {
+		w.held = nil
 	}
 	return err
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestReaderFraming(t *testing.T) {
@@ -55,5 +57,65 @@ func TestWriterShapes(t *testing.T) {
 	}
 	if w.Count() != 5 {
 		t.Fatalf("count %d", w.Count())
+	}
+}
+
+// countingWriter records each Write as one chunk.
+type countingWriter struct {
+	mu     sync.Mutex
+	chunks []string
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.chunks = append(c.chunks, string(b))
+	return len(b), nil
+}
+
+// TestWriterHold: held lines are written before the next message, in one write with it, and by
+// Flush; epoch tells a holder whether its last line is still held; Count counts held messages.
+func TestWriterHold(t *testing.T) {
+	var out countingWriter
+	w := NewWriter(&out)
+	w.SetHoldDelay(time.Hour) // only Flush and the next message write them here
+	var seen uint64
+	hold := func(line string, extend bool) {
+		if err := w.Hold(func(held []byte, epoch uint64) ([]byte, int) {
+			if extend && epoch == seen && len(held) > 0 {
+				held = append(held[:len(held)-1], line+"\n"...)
+				return held, 0
+			}
+			seen = epoch
+			return append(held, line+"\n"...), 1
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hold(`{"a":1`, false)
+	hold(`,"b":2}`, true)
+	hold(`{"c":3}`, false)
+	if len(out.chunks) != 0 {
+		t.Fatalf("held lines were written at once: %q", out.chunks)
+	}
+	if err := w.Notify("m", nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\"a\":1,\"b\":2}\n{\"c\":3}\n{\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n"
+	if len(out.chunks) != 1 || out.chunks[0] != want {
+		t.Fatalf("writes %q, want one %q", out.chunks, want)
+	}
+	if n := w.Count(); n != 3 {
+		t.Fatalf("Count %d, want 3", n)
+	}
+	hold(`{"d":4}`, true) // the epoch moved on: a new line
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.chunks) != 2 || out.chunks[1] != "{\"d\":4}\n" {
+		t.Fatalf("writes %q", out.chunks)
+	}
+	if err := w.Flush(); err != nil || len(out.chunks) != 2 {
+		t.Fatalf("an empty flush wrote: %q, %v", out.chunks, err)
 	}
 }

@@ -41,19 +41,35 @@ export default function (pi) {
 // built it (text and thinking deltas sent as deltas, block starts as whole messages), for every
 // extension of the host.
 func TestMessageUpdateBatchesAndDeltas(t *testing.T) {
+	checkStreamSeen(t, map[string]int{"a": 3, "b": 1})
+}
+
+// TestMessageUpdateDeltaRuns: with one subscribing extension, consecutive deltas travel as runs
+// (capabilities.deltaRuns), and its handlers still see every delta's message.
+func TestMessageUpdateDeltaRuns(t *testing.T) {
+	checkStreamSeen(t, map[string]int{"a": 2})
+}
+
+// checkStreamSeen streams a thinking block and a text block to extensions named as the keys of
+// handlers, each with that many message_update handlers, and checks what each handler saw.
+func checkStreamSeen(t *testing.T, handlers map[string]int) {
 	dir := t.TempDir()
-	a := writeExt(t, dir, "a.ts", streamExt("a", 3))
-	b := writeExt(t, dir, "b.ts", streamExt("b", 1))
+	var paths []string
+	for _, name := range []string{"a", "b"} {
+		if n, ok := handlers[name]; ok {
+			paths = append(paths, writeExt(t, dir, name+".ts", streamExt(name, n)))
+		}
+	}
 	needNode(t)
-	sup := New([]string{a, b}, host.Options{}, Options{CacheDir: t.TempDir()})
+	sup := New(paths, host.Options{}, Options{CacheDir: t.TempDir()})
 	defer sup.Close()
-	seen := make(chan string, 2)
+	seen := make(chan string, len(paths))
 	goExt := func(api ext.API) error {
 		api.Events().On("seen", func(d any) { s, _ := d.(string); seen <- s })
 		return nil
 	}
 	r := ext.NewRunner(nil)
-	if errs := r.Load(nil, []string{"go:seen", a, b}, append([]ext.Factory{goExt}, sup.Factories()...)); len(errs) > 0 {
+	if errs := r.Load(nil, append([]string{"go:seen"}, paths...), append([]ext.Factory{goExt}, sup.Factories()...)); len(errs) > 0 {
 		t.Fatal(errs)
 	}
 	got := map[string]string{}
@@ -91,7 +107,7 @@ func TestMessageUpdateBatchesAndDeltas(t *testing.T) {
 	msg.Content[1].Text += "end"
 	emit(llm.Event{Type: llm.EventTextDelta, ContentIndex: 1, Delta: "end"})
 	ext.Emit[ext.None](r, ctx, ext.AgentSettled{})
-	for range 2 {
+	for range paths {
 		select {
 		case s := <-seen:
 			name, rest, _ := strings.Cut(s, "\n")
@@ -100,7 +116,7 @@ func TestMessageUpdateBatchesAndDeltas(t *testing.T) {
 			t.Fatal("no report from the extensions")
 		}
 	}
-	for name, n := range map[string]int{"a": 3, "b": 1} {
+	for name, n := range handlers {
 		var exp []string
 		for _, w := range want {
 			typ, text, _ := strings.Cut(w, "/")

@@ -1035,7 +1035,7 @@ async function eventBatch(id: number | string, p: EventRequest, hs: number[]) {
 
 // ---- queued events (docs/extension-protocol.md "Queued events") -----------------------------
 
-type QueuedEvent = { ext: number; gen: number; handler: number; handlers?: number[]; event: string; payload: any; ctx: number; signal?: boolean };
+type QueuedEvent = { ext: number; gen: number; handler: number; handlers?: number[]; event: string; payload: any; ctx: number; signal?: boolean; more?: string[] };
 
 const evq: QueuedEvent[] = [];
 let evqHead = 0;
@@ -1064,6 +1064,13 @@ function queuedFailed(p: QueuedEvent, inst: Instance | undefined, err: unknown):
 	notify("event.error", { ext: p.ext, gen: p.gen, handler: p.handler, event: p.event, message: e.message });
 }
 
+/**
+ * The ctx.signal of queued handlers during a run: nothing cancels a queued event, so one signal
+ * that is never aborted serves them all (made on first use), as pi's run signal is one for all
+ * the events of a run.
+ */
+const queuedSignal = new LazySignal();
+
 /** runQueued starts one queued handler; a promise when it has not settled yet. */
 function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
 	const inst = instances.get(p.ext);
@@ -1074,7 +1081,7 @@ function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
 	payload.type = p.event;
 	workflow.workflowPayload(p.event, payload);
 	try {
-		const r = h.fn(payload, new Ctx(p.ctx, p.signal ? new LazySignal() : undefined));
+		const r = h.fn(payload, new Ctx(p.ctx, p.signal ? queuedSignal : undefined));
 		if (r && typeof r.then === "function") return within(Promise.resolve(r), p, inst).then(undefined, (err) => queuedFailed(p, inst, err));
 	} catch (err) {
 		queuedFailed(p, inst, err);
@@ -1082,12 +1089,19 @@ function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
 	return undefined;
 }
 
-async function pump(): Promise<void> {
+/**
+ * pump runs the queued handlers in order: synchronously while they return at once (no promise
+ * per event), and from where it stopped once a handler's promise settles.
+ */
+function pump(): void {
 	while (evqHead < evq.length) {
 		const p = evq[evqHead];
 		evq[evqHead++] = undefined as any;
 		const r = runQueued(p);
-		if (r) await r;
+		if (r) {
+			r.then(pump, pump);
+			return;
+		}
 	}
 	evq.length = 0;
 	evqHead = 0;
@@ -1100,48 +1114,90 @@ async function pump(): Promise<void> {
 /**
  * The partial message of the assistant stream, as the core sent it (capabilities.messageDeltas):
  * a message_update carries either the whole message (`messageSeq`), kept here, or only its delta
- * (`deltaSeq`), applied here once however many extensions the same body reaches.
+ * (`deltaSeq`), applied here once however many extensions the same body reaches; a run of
+ * further deltas (`more`, capabilities.deltaRuns) continues the same block.
  */
 let partial: any;
 let partialSeq = -1;
 
-function streamPayload(payload: any): void {
+/** applyDelta appends delta event ev, numbered seq, to the kept message (once per seq). */
+function applyDelta(ev: any, seq: number): void {
+	if (seq === partialSeq || !partial || !ev) return;
+	partialSeq = seq;
+	const block = partial.content?.[ev.contentIndex];
+	if (!block) return;
+	if (ev.type === "thinking_delta") block.thinking = (block.thinking ?? "") + ev.delta;
+	else block.text = (block.text ?? "") + ev.delta;
+}
+
+/**
+ * partialCopy is the message one delta's handlers see: a copy of the kept message and of its
+ * blocks, so an edit does not reach the kept message (the strings are shared, not copied).
+ */
+function partialCopy(): any {
+	const c = partial.content;
+	if (!Array.isArray(c)) return { ...partial };
+	const content = new Array(c.length);
+	for (let i = 0; i < c.length; i++) content[i] = { ...c[i] };
+	return { ...partial, content };
+}
+
+/**
+ * streamPayload is the event object the handlers of one message_update see, in pi's shape
+ * (type, assistantMessageEvent, message), without the sequence members.
+ */
+function streamPayload(payload: any): any {
+	const ev = payload.assistantMessageEvent;
 	if (payload.message !== undefined) {
 		partial = payload.message;
 		partialSeq = payload.messageSeq ?? -1;
-		delete payload.messageSeq;
-	} else if (payload.deltaSeq !== undefined) {
-		const ev = payload.assistantMessageEvent;
-		if (payload.deltaSeq !== partialSeq && partial && ev) {
-			partialSeq = payload.deltaSeq;
-			const block = partial.content?.[ev.contentIndex];
-			if (block) {
-				if (ev.type === "thinking_delta") block.thinking = (block.thinking ?? "") + ev.delta;
-				else block.text = (block.text ?? "") + ev.delta;
-			}
-		}
-		delete payload.deltaSeq;
-	} else return;
-	// Each handler sees the whole message; its own copy of the message and its blocks, so an
-	// edit does not reach the kept message (the strings are shared, not copied).
-	if (partial) payload.message = { ...partial, content: Array.isArray(partial.content) ? partial.content.map((b: any) => ({ ...b })) : partial.content };
+	} else if (payload.deltaSeq !== undefined) applyDelta(ev, payload.deltaSeq);
+	else return payload;
+	if (!partial) return { type: "message_update", assistantMessageEvent: ev };
+	return { type: "message_update", assistantMessageEvent: ev, message: partialCopy() };
+}
+
+/** push queues payload for handler h (or each handler of hs) of the event p names. */
+function push(p: QueuedEvent, payload: any): void {
+	const hs = p.handlers;
+	if (hs && hs.length > 1) {
+		for (const h of hs) evq.push({ ext: p.ext, gen: p.gen, handler: h, event: p.event, payload, ctx: p.ctx, signal: p.signal });
+	} else evq.push({ ext: p.ext, gen: p.gen, handler: p.handler, event: p.event, payload, ctx: p.ctx, signal: p.signal });
 }
 
 /**
  * eventQueued runs an `event` notification after the ones before it, one handler at a time;
  * `handlers` (capabilities.eventBatches) lists several handlers of one extension that run in
- * that order on the same payload.
+ * that order on the same payload; `more` (capabilities.deltaRuns) lists the deltas that follow a
+ * message_update delta in the same block, each one more message_update.
  */
 export function eventQueued(p: QueuedEvent): void {
-	if (p.event === "message_update" && p.payload) streamPayload(p.payload);
-	const hs = p.handlers;
-	if (hs && hs.length > 1) {
+	if (p.event === "message_update" && p.payload) {
+		push(p, streamPayload(p.payload));
+		const more = p.more;
+		const first = p.payload.assistantMessageEvent;
+		let seq = p.payload.deltaSeq;
+		if (more && first && typeof seq === "number") {
+			const type = first.type;
+			const contentIndex = first.contentIndex;
+			for (let i = 0; i < more.length; i++) {
+				const ev = { type, contentIndex, delta: more[i] };
+				applyDelta(ev, ++seq);
+				push(p, partial ? { type: "message_update", assistantMessageEvent: ev, message: partialCopy() } : { type: "message_update", assistantMessageEvent: ev });
+				// Synchronous handlers run each delta as it is made, so its objects die young.
+				if (!evqRunning) {
+					evqRunning = true;
+					pump();
+				}
+			}
+		}
+	} else if (p.handlers && p.handlers.length > 1) {
 		if (p.payload) p.payload.type = p.event;
-		for (const h of hs) evq.push({ ext: p.ext, gen: p.gen, handler: h, event: p.event, payload: p.payload, ctx: p.ctx, signal: p.signal });
+		push(p, p.payload);
 	} else evq.push(p);
 	if (evqRunning) return;
 	evqRunning = true;
-	void pump(); // a synchronous handler runs right away
+	pump(); // a synchronous handler runs right away
 }
 
 /** drained resolves once every queued event received so far has been handled (`sync`). */
@@ -1278,7 +1334,7 @@ export function initialize(p: { protocolVersion: number; agentDir?: string; vers
 		name: "atomic-node-host",
 		version: hostInfo.version,
 		runtime: `node ${process.version}`,
-		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true, eventBatches: true, messageDeltas: true, requestBatches: true },
+		capabilities: { syncChannel: true, mutablePayloads: MUTABLE, queuedEvents: true, eventBatches: true, messageDeltas: true, requestBatches: true, deltaRuns: true },
 	};
 }
 

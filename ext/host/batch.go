@@ -221,25 +221,9 @@ func (s *Supervisor) enqueueBatch(p *process, g *generation, i int, hs []int, sp
 	id := g.enter(c)
 	g.leave(id)
 	signal := ext.HasRunSignal(c)
-	st := &p.stream
-	// The stream state, the encoded payload and the order of the lines written go together.
-	st.mu.Lock()
-	body, err := st.body(spec, payload, p.deltas.Load())
-	if err != nil {
-		st.mu.Unlock()
-		return nil, fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
-	}
 	p.queued.Add(1)
-	var ev *llm.Event
-	if st.lastDelta && p.runs.Load() {
-		ev = payload.(*ext.MessageUpdate).AssistantMessageEvent
-	}
-	err = p.out.Hold(func(held []byte, epoch uint64) ([]byte, int) {
-		return st.hold(held, epoch, i, g.n, hs, spec.Name, body, id, signal, ev), 1
-	})
-	st.mu.Unlock()
-	if err != nil && p.alive() {
-		return nil, fmt.Errorf("extension host: sending %s: %w", spec.Name, err)
+	if err := p.stream.send(p.out, spec, payload, p.deltas.Load(), p.runs.Load(), i, g.n, hs, id, signal); err != nil && p.alive() {
+		return nil, err
 	}
 	return nil, g.takeErrors(i, spec.Name)
 }
@@ -247,25 +231,67 @@ func (s *Supervisor) enqueueBatch(p *process, g *generation, i int, hs []int, sp
 // runTail ends a held event notification whose `more` run of deltas can grow.
 const runTail = "]}}\n"
 
-// hold appends the event notification of one queued dispatch to the held lines of the writer
-// (epoch as protocol.Writer.Hold gives it). A delta (ev not nil) that follows the delta of the
-// last held line, for the same handlers, block and kind, joins that line's `more` run instead
-// (capabilities.deltaRuns): the host parses one line for the whole run.
+// send holds the `event` notification of one queued dispatch to handlers hs of extension i on
+// out (protocol.Writer.Hold). deltas and runs are the host's capabilities messageDeltas and
+// deltaRuns. The stream state, the encoded payload and the order of the lines go together.
+func (st *streamState) send(out *protocol.Writer, spec *ext.Spec, payload any, deltas, runs bool, i int, gen int64, hs []int, ctx int64, signal bool) error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.prepare(payload, deltas)
+	var ev *llm.Event
+	if st.lastDelta && runs {
+		ev = payload.(*ext.MessageUpdate).AssistantMessageEvent
+	}
+	var encErr error
+	err := out.Hold(func(held []byte, epoch uint64) ([]byte, int) {
+		if st.joins(held, epoch, i, gen, hs, signal, ev) {
+			return st.join(held, ev.Delta), 1
+		}
+		body, err := st.encoded()
+		if err != nil {
+			encErr = fmt.Errorf("encoding the %s payload: %w", spec.Name, err)
+			return held, 0
+		}
+		return st.hold(held, epoch, i, gen, hs, spec.Name, body, ctx, signal, ev), 1
+	})
+	if encErr != nil {
+		return encErr
+	}
+	if err != nil {
+		return fmt.Errorf("extension host: sending %s: %w", spec.Name, err)
+	}
+	return nil
+}
+
+// joins reports whether delta ev (nil: not a delta) continues the `more` run of the last held
+// line: same extension, generation, handlers and signal, same kind and block, the next sequence
+// number, and nothing held after it.
+func (st *streamState) joins(held []byte, epoch uint64, i int, gen int64, hs []int, signal bool, ev *llm.Event) bool {
+	r := &st.run
+	return ev != nil && r.open && r.epoch == epoch && r.end == len(held) && r.ext == i && r.gen == gen && r.signal == signal &&
+		r.typ == ev.Type && r.index == ev.ContentIndex && r.seq+1 == st.lastSeq && slices.Equal(r.hs, hs)
+}
+
+// join appends delta to the `more` run of the last held line (joins said it may).
+func (st *streamState) join(held []byte, delta string) []byte {
+	r := &st.run
+	held = held[:len(held)-len(runTail)]
+	if r.count > 0 {
+		held = append(held, ',')
+	}
+	held = llm.AppendJSONString(held, delta)
+	held = append(held, runTail...)
+	r.count++
+	r.seq = st.lastSeq
+	r.end = len(held)
+	return held
+}
+
+// hold appends the event notification of one queued dispatch, body its payload, to the held
+// lines of the writer (epoch as protocol.Writer.Hold gives it). A delta (ev not nil) opens a
+// `more` run (capabilities.deltaRuns) that the following deltas may join.
 func (st *streamState) hold(held []byte, epoch uint64, i int, gen int64, hs []int, event string, body []byte, ctx int64, signal bool, ev *llm.Event) []byte {
 	r := &st.run
-	if ev != nil && r.open && r.epoch == epoch && r.end == len(held) && r.ext == i && r.gen == gen && r.signal == signal &&
-		r.typ == ev.Type && r.index == ev.ContentIndex && r.seq+1 == st.seq && slices.Equal(r.hs, hs) {
-		held = held[:len(held)-len(runTail)]
-		if r.count > 0 {
-			held = append(held, ',')
-		}
-		held = llm.AppendJSONString(held, ev.Delta)
-		held = append(held, runTail...)
-		r.count++
-		r.seq = st.seq
-		r.end = len(held)
-		return held
-	}
 	r.open = false
 	held = append(held, `{"jsonrpc":"2.0","method":"event","params":`...)
 	held = append(held, batchParams(i, gen, hs, event, body, ctx, signal)...)
@@ -274,7 +300,7 @@ func (st *streamState) hold(held []byte, epoch uint64, i int, gen int64, hs []in
 	}
 	held = held[:len(held)-1] // the params' closing brace
 	held = append(held, `,"more":[`+runTail...)
-	*r = deltaRun{open: true, epoch: epoch, end: len(held), ext: i, gen: gen, hs: hs, signal: signal, typ: ev.Type, index: ev.ContentIndex, seq: st.seq}
+	*r = deltaRun{open: true, epoch: epoch, end: len(held), ext: i, gen: gen, hs: hs, signal: signal, typ: ev.Type, index: ev.ContentIndex, seq: st.lastSeq}
 	return held
 }
 
@@ -333,35 +359,72 @@ type streamState struct {
 	errMessage string
 	responseID string
 	seq        int64
-	// lastDelta says lastBody is a delta alone (deltaSeq seq); run is the held line of deltas.
+	// lastSeq is the sequence number of the last dispatch (0: not a numbered message_update),
+	// lastDelta says it is a delta alone (deltaSeq); run is the held line of deltas.
+	lastSeq   int64
 	lastDelta bool
 	run       deltaRun
 }
 
 // body returns the JSON of payload for spec, reusing the last one for the same dispatch.
 func (st *streamState) body(spec *ext.Spec, payload any, deltas bool) ([]byte, error) {
-	if st.last == payload && st.lastBody != nil {
+	st.prepare(payload, deltas)
+	return st.encoded()
+}
+
+// prepare makes payload the dispatch being sent, once per dispatch: a message_update for a host
+// that keeps the partial message gets its sequence number, and is a delta alone (lastDelta)
+// when the message only grew by the delta since the last one, else the whole message, which
+// the host keeps from then on. The JSON is made by encoded, when a line needs it.
+func (st *streamState) prepare(payload any, deltas bool) {
+	if st.last == payload {
+		return
+	}
+	st.last, st.lastBody, st.lastDelta, st.lastSeq = payload, nil, false, 0
+	e, ok := payload.(*ext.MessageUpdate)
+	if !ok || !deltas {
+		return
+	}
+	st.seq++
+	st.lastSeq = st.seq
+	if st.grewByDelta(e) {
+		st.lens[e.AssistantMessageEvent.ContentIndex] += len(e.AssistantMessageEvent.Delta)
+		st.lastDelta = true
+		return
+	}
+	m := e.Message
+	st.msg = m
+	st.lens = st.lens[:0]
+	if m == nil {
+		return
+	}
+	for k := range m.Content {
+		st.lens = append(st.lens, blockLen(&m.Content[k]))
+	}
+	st.usage, st.stop, st.errMessage, st.responseID = m.Usage, m.StopReason, m.ErrorMessage, m.ResponseID
+}
+
+// encoded returns the JSON of the dispatch prepare was last given (made once).
+func (st *streamState) encoded() ([]byte, error) {
+	if st.lastBody != nil {
 		return st.lastBody, nil
 	}
-	st.lastDelta = false
 	var b []byte
 	var err error
-	if mu, ok := payload.(*ext.MessageUpdate); ok && deltas {
-		b, err = st.messageUpdate(mu)
+	if e, ok := st.last.(*ext.MessageUpdate); ok && st.lastSeq > 0 {
+		b, err = st.messageUpdate(e)
 	} else {
-		b, err = appendPayload(nil, payload)
+		b, err = appendPayload(nil, st.last)
 	}
 	if err != nil {
-		st.last, st.lastBody = nil, nil
 		return nil, err
 	}
-	st.last, st.lastBody = payload, b
+	st.lastBody = b
 	return b, nil
 }
 
-// messageUpdate encodes a message_update for a host that keeps the partial message: the delta
-// alone with its sequence number when the message only grew by the delta since the last body,
-// else the whole message (which the host keeps from then on).
+// messageUpdate encodes a message_update for a host that keeps the partial message, as prepare
+// classified it: the delta alone with its sequence number, or the whole message.
 func (st *streamState) messageUpdate(e *ext.MessageUpdate) ([]byte, error) {
 	b := make([]byte, 0, 160)
 	b = append(b, `{"assistantMessageEvent":`...)
@@ -373,32 +436,21 @@ func (st *streamState) messageUpdate(e *ext.MessageUpdate) ([]byte, error) {
 	} else {
 		b = append(b, "null"...)
 	}
-	st.seq++
-	if st.grewByDelta(e) {
-		k := e.AssistantMessageEvent.ContentIndex
-		st.lens[k] += len(e.AssistantMessageEvent.Delta)
-		st.lastDelta = true
+	if st.lastDelta {
 		b = append(b, `,"deltaSeq":`...)
-		b = strconv.AppendInt(b, st.seq, 10)
+		b = strconv.AppendInt(b, st.lastSeq, 10)
 		return append(b, '}'), nil
 	}
-	m := e.Message
-	st.msg = m
-	st.lens = st.lens[:0]
-	if m == nil {
+	if e.Message == nil {
 		return append(b, '}'), nil
 	}
-	for k := range m.Content {
-		st.lens = append(st.lens, blockLen(&m.Content[k]))
-	}
-	st.usage, st.stop, st.errMessage, st.responseID = m.Usage, m.StopReason, m.ErrorMessage, m.ResponseID
 	b = append(b, `,"message":`...)
-	b, err := m.AppendJSON(b)
+	b, err := e.Message.AppendJSON(b)
 	if err != nil {
 		return nil, err
 	}
 	b = append(b, `,"messageSeq":`...)
-	b = strconv.AppendInt(b, st.seq, 10)
+	b = strconv.AppendInt(b, st.lastSeq, 10)
 	return append(b, '}'), nil
 }
 

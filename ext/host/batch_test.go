@@ -3,8 +3,11 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"github.com/atomic-cli/atomic/ext/protocol"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/llm"
@@ -107,6 +110,121 @@ func benchStreamState(b *testing.B, deltas bool) {
 		msg.Content[0].Text = full[:4*(20000+i+1)]
 		if _, err := st.body(spec, &ext.MessageUpdate{AssistantMessageEvent: &llm.Event{Type: llm.EventTextDelta, Delta: "tok "}, Message: msg}, deltas); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// chunkWriter records each Write as one chunk.
+type chunkWriter struct{ chunks []string }
+
+func (c *chunkWriter) Write(b []byte) (int, error) {
+	c.chunks = append(c.chunks, string(b))
+	return len(b), nil
+}
+
+// TestDeltaRunsOnTheWire: held message_update lines reach the host in one write; consecutive
+// deltas of one extension and block travel as one line whose `more` run lists the deltas after
+// the first; a new block, another kind of delta, another extension or a write of another
+// message in between starts a new line; without capabilities.deltaRuns every delta is a line.
+func TestDeltaRunsOnTheWire(t *testing.T) {
+	spec := &ext.Table[ext.IDMessageUpdate]
+	type line struct {
+		Method string `json:"method"`
+		Params struct {
+			Ext     int             `json:"ext"`
+			Payload json.RawMessage `json:"payload"`
+			More    []string        `json:"more"`
+		} `json:"params"`
+	}
+	run := func(runs bool) ([]line, int) {
+		var st streamState
+		var cw chunkWriter
+		out := protocol.NewWriter(&cw)
+		out.SetHoldDelay(time.Hour) // only the next message and Flush write them
+		msg := &llm.Message{Role: "assistant", Content: []llm.Content{{Type: llm.ContentThinking}}}
+		send := func(exts []int, ev llm.Event) {
+			t.Helper()
+			p := &ext.MessageUpdate{AssistantMessageEvent: &ev, Message: msg}
+			for _, i := range exts {
+				if err := st.send(out, spec, p, true, runs, i, 1, []int{0}, 7, true); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		send([]int{0}, llm.Event{Type: llm.EventThinkingStart})
+		for _, d := range []string{"a", "b\n", "c\""} {
+			msg.Content[0].Thinking += d
+			send([]int{0}, llm.Event{Type: llm.EventThinkingDelta, Delta: d})
+		}
+		msg.Content = append(msg.Content, llm.Content{Type: llm.ContentText})
+		send([]int{0}, llm.Event{Type: llm.EventTextStart, ContentIndex: 1})
+		for _, d := range []string{"x", "y"} {
+			msg.Content[1].Text += d
+			send([]int{0}, llm.Event{Type: llm.EventTextDelta, ContentIndex: 1, Delta: d})
+		}
+		if err := out.Notify("other", nil); err != nil { // written after the held lines, in the same write
+			t.Fatal(err)
+		}
+		msg.Content[1].Text += "z"
+		send([]int{0}, llm.Event{Type: llm.EventTextDelta, ContentIndex: 1, Delta: "z"})
+		for _, d := range []string{"1", "2"} { // two extensions: their lines alternate
+			msg.Content[1].Text += d
+			send([]int{0, 1}, llm.Event{Type: llm.EventTextDelta, ContentIndex: 1, Delta: d})
+		}
+		if err := out.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		var lines []line
+		for _, s := range strings.SplitAfter(strings.Join(cw.chunks, ""), "\n") {
+			if s == "" {
+				continue
+			}
+			var l line
+			if err := json.Unmarshal([]byte(s), &l); err != nil {
+				t.Fatalf("line %q: %v", s, err)
+			}
+			lines = append(lines, l)
+		}
+		return lines, len(cw.chunks)
+	}
+	lines, writes := run(true)
+	if writes != 2 {
+		t.Errorf("%d writes; want 2 (the held lines with the other message, then the flush)", writes)
+	}
+	var got []string
+	for _, l := range lines {
+		s := l.Method
+		if l.Method == "event" {
+			s = fmt.Sprintf("%d:%s", l.Params.Ext, l.Params.Payload)
+			if l.Params.More != nil {
+				s += fmt.Sprintf("+%q", l.Params.More)
+			}
+		}
+		got = append(got, s)
+	}
+	zero := `"api":"","provider":"","model":"","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"",`
+	want := []string{
+		`0:{"assistantMessageEvent":{"type":"thinking_start","contentIndex":0},"message":{"role":"assistant","content":[{"type":"thinking","thinking":""}],`+zero+`"timestamp":0},"messageSeq":1}`,
+		`0:{"assistantMessageEvent":{"type":"thinking_delta","contentIndex":0,"delta":"a"},"deltaSeq":2}+["b\n" "c\""]`,
+		`0:{"assistantMessageEvent":{"type":"text_start","contentIndex":1},"message":{"role":"assistant","content":[{"type":"thinking","thinking":"ab\nc\""},{"type":"text","text":""}],`+zero+`"timestamp":0},"messageSeq":5}`,
+		`0:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"x"},"deltaSeq":6}+["y"]`,
+		`other`,
+		`0:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"z"},"deltaSeq":8}+["1"]`,
+		`1:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"1"},"deltaSeq":9}+[]`,
+		`0:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"2"},"deltaSeq":10}+[]`,
+		`1:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"2"},"deltaSeq":10}+[]`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Without the capability every delta is its own line, with no run.
+	lines, _ = run(false)
+	if len(lines) != 13 {
+		t.Errorf("%d lines without deltaRuns; want 13", len(lines))
+	}
+	for _, l := range lines {
+		if l.Params.More != nil {
+			t.Errorf("a run without deltaRuns: %+v", l)
 		}
 	}
 }

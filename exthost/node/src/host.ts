@@ -1071,44 +1071,69 @@ function queuedFailed(p: QueuedEvent, inst: Instance | undefined, err: unknown):
  */
 const queuedSignal = new LazySignal();
 
+/** The Ctx last made for a queued handler: consecutive queued events of one context share it. */
+let queuedCtx: Ctx | undefined;
+let queuedCtxSignal = false;
+
+/** ctxOf is the Ctx of a queued handler of context id ctx (signal: with the run's signal). */
+function ctxOf(ctx: number, signal: boolean): Ctx {
+	const c = queuedCtx;
+	if (c && c.id === ctx && queuedCtxSignal === signal) {
+		noteContext(ctx);
+		return c;
+	}
+	queuedCtxSignal = signal;
+	return (queuedCtx = new Ctx(ctx, signal ? queuedSignal : undefined));
+}
+
 /** runQueued starts one queued handler; a promise when it has not settled yet. */
 function runQueued(p: QueuedEvent): Promise<unknown> | undefined {
-	const inst = instances.get(p.ext);
-	if (!inst || inst.gen !== p.gen) return undefined; // the runtime was replaced
-	const h = inst.handlers.get(p.handler);
-	if (!h) return undefined;
-	const payload = p.payload ?? {};
-	payload.type = p.event;
-	workflow.workflowPayload(p.event, payload);
+	return runHandler(p.ext, p.gen, p.handler, p.event, p.payload, p.ctx, p.signal === true);
+}
+
+/** runHandler starts handler h of extension ext with payload; a promise when it has not settled yet. */
+function runHandler(ext: number, gen: number, h: number, event: string, payload: any, ctx: number, signal: boolean): Promise<unknown> | undefined {
+	const inst = instances.get(ext);
+	if (!inst || inst.gen !== gen) return undefined; // the runtime was replaced
+	const fn = inst.handlers.get(h)?.fn;
+	if (!fn) return undefined;
+	if (payload == null) payload = {};
+	payload.type = event;
+	workflow.workflowPayload(event, payload);
+	const p = () => ({ ext, gen, handler: h, event, payload, ctx }) as QueuedEvent;
 	try {
-		const r = h.fn(payload, new Ctx(p.ctx, p.signal ? queuedSignal : undefined));
-		if (r && typeof r.then === "function") return within(Promise.resolve(r), p, inst).then(undefined, (err) => queuedFailed(p, inst, err));
+		const r = fn(payload, ctxOf(ctx, signal));
+		if (r && typeof r.then === "function") {
+			const q = p();
+			return within(Promise.resolve(r), q, inst).then(undefined, (err) => queuedFailed(q, inst, err));
+		}
 	} catch (err) {
-		queuedFailed(p, inst, err);
+		queuedFailed(p(), inst, err);
 	}
 	return undefined;
 }
 
 /**
- * pump runs the queued handlers in order: synchronously while they return at once (no promise
- * per event), and from where it stopped once a handler's promise settles.
+ * deliver runs the handlers p names on payload at once when nothing is queued and they settle
+ * synchronously (no queue entry per event); from the first that returns a promise, the rest wait
+ * in the queue.
  */
-function pump(): void {
-	while (evqHead < evq.length) {
-		const p = evq[evqHead];
-		evq[evqHead++] = undefined as any;
-		const r = runQueued(p);
+function deliver(p: QueuedEvent, payload: any): void {
+	if (evqRunning) {
+		push(p, payload);
+		return;
+	}
+	const hs = p.handlers && p.handlers.length > 1 ? p.handlers : undefined;
+	const n = hs ? hs.length : 1;
+	for (let k = 0; k < n; k++) {
+		const r = runHandler(p.ext, p.gen, hs ? hs[k] : p.handler, p.event, payload, p.ctx, p.signal === true);
 		if (r) {
+			evqRunning = true;
+			if (hs) for (let j = k + 1; j < n; j++) evq.push({ ext: p.ext, gen: p.gen, handler: hs[j], event: p.event, payload, ctx: p.ctx, signal: p.signal });
 			r.then(pump, pump);
 			return;
 		}
 	}
-	evq.length = 0;
-	evqHead = 0;
-	evqRunning = false;
-	const ws = drainWaiters;
-	drainWaiters = [];
-	for (const w of ws) w();
 }
 
 /**
@@ -1172,32 +1197,24 @@ function push(p: QueuedEvent, payload: any): void {
  * message_update delta in the same block, each one more message_update.
  */
 export function eventQueued(p: QueuedEvent): void {
-	if (p.event === "message_update" && p.payload) {
-		push(p, streamPayload(p.payload));
-		const more = p.more;
-		const first = p.payload.assistantMessageEvent;
-		let seq = p.payload.deltaSeq;
-		if (more && first && typeof seq === "number") {
-			const type = first.type;
-			const contentIndex = first.contentIndex;
-			for (let i = 0; i < more.length; i++) {
-				const ev = { type, contentIndex, delta: more[i] };
-				applyDelta(ev, ++seq);
-				push(p, partial ? { type: "message_update", assistantMessageEvent: ev, message: partialCopy() } : { type: "message_update", assistantMessageEvent: ev });
-				// Synchronous handlers run each delta as it is made, so its objects die young.
-				if (!evqRunning) {
-					evqRunning = true;
-					pump();
-				}
-			}
-		}
-	} else if (p.handlers && p.handlers.length > 1) {
-		if (p.payload) p.payload.type = p.event;
-		push(p, p.payload);
-	} else evq.push(p);
-	if (evqRunning) return;
-	evqRunning = true;
-	pump(); // a synchronous handler runs right away
+	if (p.event !== "message_update" || !p.payload) {
+		if (p.payload && p.handlers && p.handlers.length > 1) p.payload.type = p.event;
+		deliver(p, p.payload);
+		return;
+	}
+	const first = p.payload.assistantMessageEvent;
+	let seq = p.payload.deltaSeq;
+	deliver(p, streamPayload(p.payload));
+	const more = p.more;
+	if (!more || !first || typeof seq !== "number") return;
+	// Synchronous handlers run each delta as it is made, so its objects die young.
+	const type = first.type;
+	const contentIndex = first.contentIndex;
+	for (let i = 0; i < more.length; i++) {
+		const ev = { type, contentIndex, delta: more[i] };
+		applyDelta(ev, ++seq);
+		deliver(p, partial ? { type: "message_update", assistantMessageEvent: ev, message: partialCopy() } : { type: "message_update", assistantMessageEvent: ev });
+	}
 }
 
 /** drained resolves once every queued event received so far has been handled (`sync`). */

@@ -14,13 +14,16 @@ import (
 
 // streamExt is an extension with n message_update handlers; each records, per delta, the
 // message's text and thinking as it saw them, and the last one reports every record on
-// agent_settled through pi.events, prefixed with the extension's name.
-func streamExt(name string, n int) string {
+// agent_settled through pi.events, prefixed with the extension's name. With wait, the first
+// handler awaits a timer on every third event before it records, so later events queue behind it.
+func streamExt(name string, n int, wait bool) string {
 	return fmt.Sprintf(`
 const seen: string[] = [];
+let calls = 0;
 export default function (pi) {
 	for (let k = 0; k < %d; k++) {
-		pi.on("message_update", (e) => {
+		pi.on("message_update", async (e) => {
+			if (%t && k === 0 && calls++ %% 3 === 0) await new Promise((r) => setTimeout(r, 1));
 			const m = e.message;
 			const text = m.content.map((b) => b.type === "text" ? "T:" + b.text : b.type === "thinking" ? "H:" + b.thinking : b.type).join("|");
 			seen.push(k + "/" + e.type + "/" + e.assistantMessageEvent.type + "/" + text);
@@ -33,7 +36,7 @@ export default function (pi) {
 		});
 	}
 	pi.on("agent_settled", () => { pi.events.emit("seen", %q + "\n" + seen.join("\n")); seen.length = 0; });
-}`, n, n, name)
+}`, n, wait, n, name)
 }
 
 // TestMessageUpdateBatchesAndDeltas: an extension's message_update handlers all run, in
@@ -41,23 +44,30 @@ export default function (pi) {
 // built it (text and thinking deltas sent as deltas, block starts as whole messages), for every
 // extension of the host.
 func TestMessageUpdateBatchesAndDeltas(t *testing.T) {
-	checkStreamSeen(t, map[string]int{"a": 3, "b": 1})
+	checkStreamSeen(t, map[string]int{"a": 3, "b": 1}, false)
 }
 
 // TestMessageUpdateDeltaRuns: with one subscribing extension, consecutive deltas travel as runs
 // (capabilities.deltaRuns), and its handlers still see every delta's message.
 func TestMessageUpdateDeltaRuns(t *testing.T) {
-	checkStreamSeen(t, map[string]int{"a": 2})
+	checkStreamSeen(t, map[string]int{"a": 2}, false)
+}
+
+// TestMessageUpdateDeltaRunsAwaited: a handler that awaits now and then holds the deltas after
+// it in the queue; every handler still sees each delta's own message, in order.
+func TestMessageUpdateDeltaRunsAwaited(t *testing.T) {
+	checkStreamSeen(t, map[string]int{"a": 2}, true)
 }
 
 // checkStreamSeen streams a thinking block and a text block to extensions named as the keys of
-// handlers, each with that many message_update handlers, and checks what each handler saw.
-func checkStreamSeen(t *testing.T, handlers map[string]int) {
+// handlers, each with that many message_update handlers (wait: see streamExt), and checks what
+// each handler saw.
+func checkStreamSeen(t *testing.T, handlers map[string]int, wait bool) {
 	dir := t.TempDir()
 	var paths []string
 	for _, name := range []string{"a", "b"} {
 		if n, ok := handlers[name]; ok {
-			paths = append(paths, writeExt(t, dir, name+".ts", streamExt(name, n)))
+			paths = append(paths, writeExt(t, dir, name+".ts", streamExt(name, n, wait)))
 		}
 	}
 	needNode(t)

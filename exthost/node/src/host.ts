@@ -1100,17 +1100,16 @@ function runHandler(ext: number, gen: number, h: number, event: string, payload:
 	if (payload == null) payload = {};
 	payload.type = event;
 	workflow.workflowPayload(event, payload);
-	const p = () => ({ ext, gen, handler: h, event, payload, ctx }) as QueuedEvent;
+	let r: any;
 	try {
-		const r = fn(payload, ctxOf(ctx, signal));
-		if (r && typeof r.then === "function") {
-			const q = p();
-			return within(Promise.resolve(r), q, inst).then(undefined, (err) => queuedFailed(q, inst, err));
-		}
+		r = fn(payload, ctxOf(ctx, signal));
+		if (!r || typeof r.then !== "function") return undefined;
 	} catch (err) {
-		queuedFailed(p(), inst, err);
+		queuedFailed({ ext, gen, handler: h, event, payload, ctx }, inst, err);
+		return undefined;
 	}
-	return undefined;
+	const q: QueuedEvent = { ext, gen, handler: h, event, payload, ctx };
+	return within(Promise.resolve(r), q, inst).then(undefined, (err) => queuedFailed(q, inst, err));
 }
 
 /**
@@ -1134,6 +1133,28 @@ function deliver(p: QueuedEvent, payload: any): void {
 			return;
 		}
 	}
+}
+
+/**
+ * pump runs the queued handlers in order: synchronously while they return at once (no promise
+ * per event), and from where it stopped once a handler's promise settles.
+ */
+function pump(): void {
+	while (evqHead < evq.length) {
+		const p = evq[evqHead];
+		evq[evqHead++] = undefined as any;
+		const r = runQueued(p);
+		if (r) {
+			r.then(pump, pump);
+			return;
+		}
+	}
+	evq.length = 0;
+	evqHead = 0;
+	evqRunning = false;
+	const ws = drainWaiters;
+	drainWaiters = [];
+	for (const w of ws) w();
 }
 
 /**

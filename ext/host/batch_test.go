@@ -204,9 +204,9 @@ func TestDeltaRunsOnTheWire(t *testing.T) {
 	}
 	zero := `"api":"","provider":"","model":"","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"",`
 	want := []string{
-		`0:{"assistantMessageEvent":{"type":"thinking_start","contentIndex":0},"message":{"role":"assistant","content":[{"type":"thinking","thinking":""}],`+zero+`"timestamp":0},"messageSeq":1}`,
+		`0:{"assistantMessageEvent":{"type":"thinking_start","contentIndex":0},"message":{"role":"assistant","content":[{"type":"thinking","thinking":""}],` + zero + `"timestamp":0},"messageSeq":1}`,
 		`0:{"assistantMessageEvent":{"type":"thinking_delta","contentIndex":0,"delta":"a"},"deltaSeq":2}+["b\n" "c\""]`,
-		`0:{"assistantMessageEvent":{"type":"text_start","contentIndex":1},"message":{"role":"assistant","content":[{"type":"thinking","thinking":"ab\nc\""},{"type":"text","text":""}],`+zero+`"timestamp":0},"messageSeq":5}`,
+		`0:{"assistantMessageEvent":{"type":"text_start","contentIndex":1},"message":{"role":"assistant","content":[{"type":"thinking","thinking":"ab\nc\""},{"type":"text","text":""}],` + zero + `"timestamp":0},"messageSeq":5}`,
 		`0:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"x"},"deltaSeq":6}+["y"]`,
 		`other`,
 		`0:{"assistantMessageEvent":{"type":"text_delta","contentIndex":1,"delta":"z"},"deltaSeq":8}+["1"]`,

@@ -195,6 +195,19 @@ func (g *generation) enter(c ext.Context) int64 {
 	return id
 }
 
+// mark is enter and leave at once, for a dispatch that returns before its handlers run (a
+// queued event): its id resolves to the generation's latest context.
+func (g *generation) mark(c ext.Context) int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ctxSeq++
+	g.last = c
+	if cc, ok := c.(ext.CommandContext); ok {
+		g.lastCmd = cc
+	}
+	return g.n<<32 | g.ctxSeq&(1<<32-1)
+}
+
 func (g *generation) leave(id int64) {
 	g.mu.Lock()
 	delete(g.ctxs, id)

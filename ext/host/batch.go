@@ -218,8 +218,7 @@ func (s *Supervisor) callBatch(p *process, g *generation, hs []int, i int, spec 
 // enqueueBatch sends one queued event to handlers hs of extension i in one notification and
 // returns at once, with the failures of the extension's queued handlers reported since.
 func (s *Supervisor) enqueueBatch(p *process, g *generation, i int, hs []int, spec *ext.Spec, c ext.Context, payload any) (any, error) {
-	id := g.enter(c)
-	g.leave(id)
+	id := g.mark(c)
 	signal := ext.HasRunSignal(c)
 	p.queued.Add(1)
 	if err := p.stream.send(p.out, spec, payload, p.deltas.Load(), p.runs.Load(), i, g.n, hs, id, signal); err != nil && p.alive() {

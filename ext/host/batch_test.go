@@ -228,3 +228,36 @@ func TestDeltaRunsOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQueuedDeltaDispatch is the core's side of a 20,000-delta stream to one extension
+// subscribed to message_update on a host with messageDeltas and deltaRuns (the fake host, which
+// only reads the lines): the dispatch of every delta as the agent loop makes it, then the
+// agent_settled barrier. cpu-µs/delta is this process's CPU time (user+sys) per delta; it must
+// not grow with the message.
+func BenchmarkQueuedDeltaDispatch(b *testing.B) {
+	b.Setenv("ATOMIC_FAKE_QUEUED", "1")
+	b.Setenv("ATOMIC_FAKE_BATCHES", "1")
+	b.Setenv("ATOMIC_FAKE_DELTAS", "1")
+	s, _ := fake(b, "on message_update\n")
+	r, _ := load(b, s)
+	const deltas = 20000
+	ctx := context.Background()
+	full := strings.Repeat("tok ", deltas)
+	stream := func() {
+		msg := &llm.Message{Role: "assistant", Content: []llm.Content{{Type: llm.ContentText}}}
+		ext.Emit[ext.None](r, ctx, ext.MessageUpdate{AssistantMessageEvent: &llm.Event{Type: llm.EventTextStart}, Message: msg})
+		for i := 0; i < deltas; i++ {
+			msg.Content[0].Text = full[:4*(i+1)]
+			ext.Emit[ext.None](r, ctx, ext.MessageUpdate{AssistantMessageEvent: &llm.Event{Type: llm.EventTextDelta, Delta: "tok "}, Message: msg})
+		}
+		ext.Emit[ext.None](r, ctx, ext.AgentSettled{})
+	}
+	stream()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		stream()
+	}
+	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1e3/float64(b.N*deltas), "cpu-µs/delta")
+}

@@ -30,7 +30,9 @@ import (
 //	slow <ms>       the factory runs synchronously for ms milliseconds, sending no heartbeat
 //
 // With ATOMIC_FAKE_QUEUED=1 it reports capabilities.queuedEvents, answers sync at once (it
-// handles each event notification as it reads it) and reports a failure for turnIndex 13.
+// handles each event notification as it reads it) and reports a failure for turnIndex 13;
+// ATOMIC_FAKE_BATCHES=1 adds capabilities.eventBatches, ATOMIC_FAKE_DELTAS=1 messageDeltas and
+// deltaRuns.
 func TestMain(m *testing.M) {
 	if os.Getenv("ATOMIC_FAKE_HOST") == "1" {
 		fakeHost()
@@ -64,6 +66,10 @@ func fakeHost() {
 			res := protocol.InitializeResult{ProtocolVersion: protocol.Version, Name: "fake"}
 			if os.Getenv("ATOMIC_FAKE_QUEUED") == "1" {
 				res.Capabilities = map[string]any{"queuedEvents": true, "eventBatches": os.Getenv("ATOMIC_FAKE_BATCHES") == "1"}
+				if os.Getenv("ATOMIC_FAKE_DELTAS") == "1" {
+					res.Capabilities["messageDeltas"] = true
+					res.Capabilities["deltaRuns"] = true
+				}
 			}
 			_ = w.Reply(m.ID, res, nil)
 		case protocol.MethodSync:
@@ -153,13 +159,13 @@ func (l *logBuf) String() string {
 }
 
 // fake returns a supervisor of the fake host for extension files with the given directives.
-func fake(t *testing.T, exts ...string) (*Supervisor, *logBuf) {
+func fake(t testing.TB, exts ...string) (*Supervisor, *logBuf) {
 	t.Helper()
 	return fakeWith(t, nil, exts...)
 }
 
 // fakeWith is fake with the supervisor options changed by edit (nil: none).
-func fakeWith(t *testing.T, edit func(*Options), exts ...string) (*Supervisor, *logBuf) {
+func fakeWith(t testing.TB, edit func(*Options), exts ...string) (*Supervisor, *logBuf) {
 	t.Helper()
 	dir := t.TempDir()
 	var paths []string
@@ -190,7 +196,7 @@ func fakeWith(t *testing.T, edit func(*Options), exts ...string) (*Supervisor, *
 	return s, log
 }
 
-func load(t *testing.T, s *Supervisor) (*ext.Runner, *[]*ext.Error) {
+func load(t testing.TB, s *Supervisor) (*ext.Runner, *[]*ext.Error) {
 	t.Helper()
 	r := ext.NewRunner(nil)
 	var mu sync.Mutex

@@ -38,8 +38,7 @@ func (s *Supervisor) enqueue(p *process, g *generation, i, h int, spec *ext.Spec
 	}
 	// The handler runs later; its ctx calls resolve to the generation's latest context, whose
 	// getters are live (the handler lags behind the loop, as in pi).
-	id := g.enter(c)
-	g.leave(id)
+	id := g.mark(c)
 	p.queued.Add(1)
 	if err := p.out.Notify(protocol.MethodEvent, eventParams(i, g.n, h, spec.Name, body, id, ext.HasRunSignal(c))); err != nil && p.alive() {
 		return nil, fmt.Errorf("extension host: sending %s: %w", spec.Name, err)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -98,7 +97,7 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 	// The host starts before the settings are read for the session; its handler bound comes from
 	// the same files (their warnings are reported once, by loadSettings).
 	settings, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trust.trusted})
-	se.sup = o.newScriptHost(se.paths, agentDir, cwd, settings.ExtensionHandlerTimeout())
+	se.sup = o.newScriptHost(se.paths, agentDir, cwd, settings)
 	return se
 }
 
@@ -123,9 +122,10 @@ func (o *Options) checkExtensionSources(cwd string) error {
 
 // newScriptHost starts the Node extension host for paths in the background; timeout bounds each
 // awaited handler (extensionHandlerTimeoutMs).
-func (o *Options) newScriptHost(paths []string, agentDir, cwd string, timeout time.Duration) *host.Supervisor {
+func (o *Options) newScriptHost(paths []string, agentDir, cwd string, settings resource.Settings) *host.Supervisor {
 	sup := node.New(paths, host.Options{
-		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir, HandlerTimeout: timeout,
+		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir,
+		HandlerTimeout: settings.ExtensionHandlerTimeout(), ShellPath: settings.ShellPath,
 		Logf: func(format string, args ...any) { fmt.Fprintf(o.Stderr, "Warning: "+format+"\n", args...) },
 	}, node.Options{Getenv: o.Getenv, TranspileCache: transpileCacheDir(agentDir)})
 	sup.Start()

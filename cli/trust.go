@@ -123,9 +123,9 @@ func (o *Options) emitProjectTrust(agentDir, cwd string, safe []resource.Extensi
 	factories, paths := o.Extensions, o.ExtensionPaths
 	var sup *host.Supervisor
 	if len(scripts) > 0 {
-		// The project is not trusted yet: the handler bound comes from the global settings.
+		// The project is not trusted yet: the handler bound and shell come from the global settings.
 		global, _ := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd})
-		sup = o.newScriptHost(scripts, agentDir, cwd, global.ExtensionHandlerTimeout())
+		sup = o.newScriptHost(scripts, agentDir, cwd, global)
 		defer sup.Close()
 		se := &scriptExtensions{sup: sup, paths: scripts}
 		factories, paths = se.extensions(factories, paths)

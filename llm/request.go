@@ -46,6 +46,14 @@ type Request struct {
 	// supportsLongCacheRetention (default true): a 1 h TTL on Anthropic, 24 h on OpenAI
 	// Responses; "" and "short" are the default.
 	CacheRetention string
+	// Metadata is pi-ai's StreamOptions.metadata: each provider takes the members it understands
+	// and ignores the rest. Anthropic sends a string user_id as the request's metadata.user_id
+	// (abuse tracking and rate limiting); the other wire APIs take none.
+	Metadata map[string]any
+	// Transport is pi-ai's transport preference ("sse", "websocket" or "auto"). Every wire API
+	// atomic speaks streams over SSE only, so it ignores the preference, as pi-ai's providers
+	// other than openai-codex-responses do; it reaches an extension's streamSimple provider.
+	Transport string
 
 	// HTTPClient sends the request; nil means http.DefaultClient. The replay provider and tests
 	// plug in their transports here.

@@ -64,7 +64,8 @@ func llmRequest(api ext.API, a *protocol.LLMStreamParams) (*llm.Request, error) 
 	}
 	req := &llm.Request{Model: m, SystemPrompt: a.Context.SystemPrompt, APIKey: a.Options.APIKey,
 		MaxTokens: a.Options.MaxTokens, Headers: a.Options.Headers, SessionID: a.Options.SessionID,
-		Temperature: a.Options.Temperature, CacheRetention: a.Options.CacheRetention}
+		Temperature: a.Options.Temperature, CacheRetention: a.Options.CacheRetention,
+		Metadata: a.Options.Metadata, Transport: a.Options.Transport}
 	if a.Options.Reasoning != "" {
 		if !llm.ValidThinkingLevel(a.Options.Reasoning) {
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "llm.stream: unknown reasoning level %q", a.Options.Reasoning)
@@ -319,7 +320,8 @@ func (s *Supervisor) streamProvider(name, api string) llm.Provider {
 		}
 		params := protocol.ProviderStreamParams{API: api, Model: model, Context: pctx, Options: protocol.LLMStreamOptions{
 			APIKey: req.APIKey, MaxTokens: req.MaxTokens, Reasoning: reasoning, Headers: req.Headers, SessionID: req.SessionID,
-			Temperature: req.Temperature, CacheRetention: req.CacheRetention}}
+			Temperature: req.Temperature, CacheRetention: req.CacheRetention,
+			Metadata: req.Metadata, Transport: req.Transport}}
 		idx := map[int]int{}
 		args := map[int]bool{}
 		raw, err := p.call(ctx, protocol.MethodProviderStream, params, what, func(u json.RawMessage) {

@@ -41,6 +41,9 @@ type Options struct {
 	// handler, so a fail-closed event blocks and a transform keeps its value. 0 leaves handlers
 	// unbounded (the runner's guard still bounds fail-closed events).
 	HandlerTimeout time.Duration
+	// ShellPath is settings.json shellPath, handed to the host in initialize for its
+	// createLocalBashOperations.
+	ShellPath string
 	// WarnAfter is the heartbeat gap after which the callback in progress is named (250 ms);
 	// DeadAfter the gap after which the host is declared unresponsive and restarted (default:
 	// HandlerTimeout, or 1 s without one), so a host is restarted only when it stays
@@ -338,6 +341,7 @@ func (s *Supervisor) start(inc int) (*process, error) {
 		EventRules:       eventRules(),
 		Capabilities:     protocol.CoreCapabilities{SyncChannel: &protocol.SyncChannel{Request: protocol.SyncRequest, Response: protocol.SyncResponse}},
 		HandlerTimeoutMs: s.opts.HandlerTimeout.Milliseconds(),
+		ShellPath:        s.opts.ShellPath,
 	}, "initialize", nil)
 	if err == nil {
 		err = jsonUnmarshal(raw, &res)

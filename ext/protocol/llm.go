@@ -100,7 +100,9 @@ type LLMTool struct {
 // session's retry settings; MaxRetries (when set) is the number of retries of this call instead,
 // MaxRetryDelayMs (when set) the longest server-requested wait honoured (0: no cap), TimeoutMs
 // (when above 0) the bound in milliseconds on each attempt's wait for the response headers.
-// The functions stay in the host: OnPayload and OnResponse say the call has pi's onPayload and
+// Metadata (pi-ai's metadata: a JSON object; Anthropic takes its string user_id) and Transport
+// ("sse", "websocket", "auto": atomic's wire APIs stream over SSE and ignore it) go to the
+// provider, and to an extension's streamSimple provider as they are. The functions stay in the host: OnPayload and OnResponse say the call has pi's onPayload and
 // onResponse, which the core then calls with llm.payload and llm.response requests.
 type LLMStreamOptions struct {
 	APIKey          string            `json:"apiKey,omitempty"`
@@ -110,6 +112,8 @@ type LLMStreamOptions struct {
 	SessionID       string            `json:"sessionId,omitempty"`
 	Temperature     *float64          `json:"temperature,omitempty"`
 	CacheRetention  string            `json:"cacheRetention,omitempty"`
+	Metadata        map[string]any    `json:"metadata,omitempty"`
+	Transport       string            `json:"transport,omitempty"`
 	TimeoutMs       int64             `json:"timeoutMs,omitempty"`
 	MaxRetries      *int              `json:"maxRetries,omitempty"`
 	MaxRetryDelayMs *int64            `json:"maxRetryDelayMs,omitempty"`

@@ -184,6 +184,9 @@ type InitializeParams struct {
 	// HandlerTimeoutMs is settings.json extensionHandlerTimeoutMs (0: none): the core gives up on
 	// an awaited handler after it, and a host bounds each queued handler by it.
 	HandlerTimeoutMs int64 `json:"handlerTimeoutMs,omitempty"`
+	// ShellPath is settings.json shellPath: the shell of the host's createLocalBashOperations
+	// ("": /bin/bash, else bash on PATH, else sh; tools.md §5.1).
+	ShellPath string `json:"shellPath,omitempty"`
 }
 
 // EventRule is one event's row of InitializeParams.EventRules.

@@ -90,6 +90,11 @@ func (p *payload) AppendRequestBody(dst []byte) ([]byte, error) {
 		dst = append(dst, `,"temperature":`...)
 		dst = append(dst, t...)
 	}
+	if p.Metadata != nil {
+		dst = append(dst, `,"metadata":{"user_id":`...)
+		dst = appendString(dst, p.Metadata.UserID)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}'), nil
 }
 

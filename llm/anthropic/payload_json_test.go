@@ -57,6 +57,7 @@ func TestAppendRequestBodyMatchesEncodingJSON(t *testing.T) {
 			{Name: "none"},
 		},
 		Thinking: &thinkingParams{Type: "enabled", BudgetTokens: 8192},
+		Metadata: &metadataParam{UserID: tricky},
 	}
 	temp, tiny := 0.7, 1e-7
 	long := &cacheControl{Type: "ephemeral", TTL: "1h"}
@@ -104,7 +105,7 @@ func TestAppendRequestBodyMatchesEncodingJSON(t *testing.T) {
 // to AppendRequestBody (and a case above) too.
 func TestAppendRequestBodyCoversPayload(t *testing.T) {
 	known := map[reflect.Type]string{
-		reflect.TypeFor[payload]():               "model messages system max_tokens stream tools thinking temperature",
+		reflect.TypeFor[payload]():               "model messages system max_tokens stream tools thinking temperature metadata",
 		reflect.TypeFor[message]():               "role content",
 		reflect.TypeFor[cacheControl]():          "type ttl",
 		reflect.TypeFor[textBlock]():             "type text cache_control",
@@ -116,6 +117,7 @@ func TestAppendRequestBodyCoversPayload(t *testing.T) {
 		reflect.TypeFor[toolParam]():             "name description input_schema",
 		reflect.TypeFor[thinkingParams]():        "type budget_tokens",
 		reflect.TypeFor[redactedThinkingBlock](): "type data",
+		reflect.TypeFor[metadataParam]():         "user_id",
 	}
 	for typ, want := range known {
 		var names []string

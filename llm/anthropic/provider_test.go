@@ -587,3 +587,26 @@ var (
 	userRequest = providertest.UserRequest
 	assertJSON  = providertest.AssertJSON
 )
+
+// pi-ai's metadata: a string user_id becomes the request's metadata.user_id; other members and a
+// non-string user_id are not Anthropic's and are left out.
+func TestMetadataUserID(t *testing.T) {
+	m := &llm.Model{ID: "c", MaxTokens: 1000}
+	for _, tt := range []struct {
+		meta map[string]any
+		want string // "" : no metadata member
+	}{
+		{map[string]any{"user_id": "u-42", "trace": "x"}, `"metadata":{"user_id":"u-42"}`},
+		{map[string]any{"user_id": 42}, ""},
+		{map[string]any{"other": "x"}, ""},
+		{nil, ""},
+	} {
+		body, err := buildPayload(&llm.Request{Model: m, Metadata: tt.meta}).AppendRequestBody(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(body), `"metadata"`); has != (tt.want != "") || (tt.want != "" && !strings.Contains(string(body), tt.want)) {
+			t.Errorf("metadata %v: body %s", tt.meta, body)
+		}
+	}
+}

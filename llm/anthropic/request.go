@@ -33,6 +33,13 @@ type payload struct {
 	Thinking  *thinkingParams `json:"thinking,omitempty"`
 	// Temperature is sent only without thinking.
 	Temperature *float64 `json:"temperature,omitempty"`
+	// Metadata carries the request's user_id (llm.Request.Metadata).
+	Metadata *metadataParam `json:"metadata,omitempty"`
+}
+
+// metadataParam is the Messages API's request metadata.
+type metadataParam struct {
+	UserID string `json:"user_id"`
 }
 
 type message struct {
@@ -141,6 +148,9 @@ func buildPayload(req *llm.Request) *payload {
 	}
 	for _, t := range req.Tools {
 		p.Tools = append(p.Tools, toolParam{Name: t.Name, Description: t.Description, InputSchema: t.Schema()})
+	}
+	if id, ok := req.Metadata["user_id"].(string); ok {
+		p.Metadata = &metadataParam{UserID: id} // other members and types: not Anthropic's
 	}
 	return p
 }

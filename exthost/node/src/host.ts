@@ -1345,8 +1345,9 @@ export async function runCallback(p: { callback: number; ctx: number; setup?: nu
 	}
 }
 
-export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[]; eventRules?: Record<string, EventRule>; handlerTimeoutMs?: number }) {
+export function initialize(p: { protocolVersion: number; agentDir?: string; version?: string; appName?: string; configDirName?: string; events?: string[]; eventRules?: Record<string, EventRule>; handlerTimeoutMs?: number; shellPath?: string }) {
 	handlerTimeoutMs = p.handlerTimeoutMs ?? 0;
+	hostInfo.shellPath = p.shellPath ?? "";
 	hostInfo.agentDir = p.agentDir ?? "";
 	hostInfo.version = p.version ?? "";
 	if (p.appName) hostInfo.appName = p.appName;

@@ -20,7 +20,8 @@ import * as truncate from "./truncate";
 import { CustomEditorClass } from "./uisurf";
 
 /** What the core told the host in `initialize`. */
-export const hostInfo = { agentDir: "", version: "", appName: "atomic", configDirName: ".atomic" };
+/** hostInfo is what initialize told the host; shellPath is settings.json shellPath ("": none). */
+export const hostInfo = { agentDir: "", version: "", appName: "atomic", configDirName: ".atomic", shellPath: "" };
 
 type Loader = () => any;
 
@@ -89,10 +90,16 @@ export async function withFileMutationQueue<T>(filePath: string, fn: () => Promi
 
 /**
  * localShell is the shell createLocalBashOperations runs commands with, resolved as pi's
- * getShellConfig and atomic's bash tool do (tools.md §5.1): /bin/bash, else bash on PATH, else sh.
- * $SHELL is not consulted: a user's login shell may not understand the bash syntax tools emit.
+ * getShellConfig and atomic's bash tool do (tools.md §5.1): the custom path (the caller's
+ * shellPath option, else settings.json shellPath), which must exist, else /bin/bash, else bash on
+ * PATH, else sh. $SHELL is not consulted: a user's login shell may not understand the bash syntax
+ * tools emit.
  */
-export function localShell(): string {
+export function localShell(custom: string = hostInfo.shellPath): string {
+	if (custom) {
+		if (existsSync(custom)) return custom;
+		throw new Error(`Custom shell path not found: ${custom}\nPlease update shellPath in ${nodePath.join(hostInfo.agentDir, "settings.json")}`);
+	}
 	if (existsSync("/bin/bash")) return "/bin/bash";
 	for (const dir of (process.env.PATH ?? "").split(nodePath.delimiter)) {
 		if (!dir) continue;
@@ -117,11 +124,12 @@ function killTree(pid: number | undefined): void {
 }
 
 /**
- * createLocalBashOperations runs commands with the local shell (pi's BashOperations). Each command
+ * createLocalBashOperations runs commands with the local shell (pi's BashOperations): opts.shellPath
+ * (Atomic's option), else settings.json shellPath, else the default shell (localShell). Each command
  * gets its own process group, killed whole on abort or after options.timeout seconds; exec then
- * rejects with "aborted" or "timeout".
+ * rejects with "aborted" or "timeout". A custom shell that does not exist rejects each exec.
  */
-export function createLocalBashOperations() {
+export function createLocalBashOperations(opts: { shellPath?: string } = {}) {
 	return {
 		exec(command: string, cwd: string, options: { onData?: (d: Buffer) => void; signal?: AbortSignal; timeout?: number; env?: NodeJS.ProcessEnv } = {}) {
 			return new Promise<{ exitCode: number | null }>((resolve, reject) => {
@@ -129,7 +137,14 @@ export function createLocalBashOperations() {
 					reject(new Error("aborted"));
 					return;
 				}
-				const child = spawn(localShell(), ["-c", command], { cwd, env: options.env ?? process.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+				let shell: string;
+				try {
+					shell = localShell(opts?.shellPath || hostInfo.shellPath);
+				} catch (err) {
+					reject(err);
+					return;
+				}
+				const child = spawn(shell, ["-c", command], { cwd, env: options.env ?? process.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
 				child.stdout.on("data", (d: Buffer) => options.onData?.(d));
 				child.stderr.on("data", (d: Buffer) => options.onData?.(d));
 				let failure: Error | undefined;
@@ -191,6 +206,7 @@ function codingAgent(configDirName: () => string, appName: () => string, typebox
 		...truncate,
 		withFileMutationQueue,
 		createLocalBashOperations,
+		getShellConfig: () => ({ shell: localShell(), args: ["-c"] }),
 		createEventBus: () => createLocalBus(),
 		keyHint: extras.keyHint,
 		keyHintIfBound: extras.keyHintIfBound,

@@ -128,6 +128,8 @@ function wireOptions(o: any = {}) {
 		sessionId: typeof o.sessionId === "string" ? o.sessionId : undefined,
 		temperature: num(o.temperature),
 		cacheRetention: retention === "none" || retention === "short" || retention === "long" ? retention : undefined,
+		metadata: o.metadata && typeof o.metadata === "object" && !Array.isArray(o.metadata) ? json(o.metadata) : undefined,
+		transport: o.transport === "sse" || o.transport === "websocket" || o.transport === "auto" ? o.transport : undefined,
 		timeoutMs: num(o.timeoutMs),
 		maxRetries: num(o.maxRetries),
 		maxRetryDelayMs: num(o.maxRetryDelayMs),

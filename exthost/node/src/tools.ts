@@ -172,10 +172,10 @@ function bashOutput(out: string): { text: string; details?: any } {
 	return { text: `${tr.content}\n\n${notice}`, details: { truncation: tr } };
 }
 
-export function createBashTool(cwd: string, options: { operations?: any; commandPrefix?: string; spawnHook?: Fn } = {}) {
+export function createBashTool(cwd: string, options: { operations?: any; commandPrefix?: string; spawnHook?: Fn; shellPath?: string } = {}) {
 	let ops = options?.operations;
-	if (!ops && !options?.spawnHook && !options?.commandPrefix) return define("bash", cwd, delegate("bash", cwd));
-	if (!ops) ops = createLocalBashOperations();
+	if (!ops && !options?.spawnHook && !options?.commandPrefix && !options?.shellPath) return define("bash", cwd, delegate("bash", cwd));
+	if (!ops) ops = createLocalBashOperations({ shellPath: options?.shellPath });
 	return define("bash", cwd, async (_id: string, params: any, signal?: AbortSignal, onUpdate?: Fn) => {
 		aborted(signal);
 		let spawn = { command: String(params?.command ?? ""), cwd, env: { ...process.env } as NodeJS.ProcessEnv };

@@ -36,10 +36,10 @@ type Credential struct {
 }
 
 // AuthStore is the auth.json file of an agent directory: a JSON object keyed by provider id. It
-// keeps the last read content in memory; every write re-reads the file first so entries written by
-// another process in between survive, then replaces the file atomically (temporary file in the same
-// directory + rename) with mode 0600. There is no cross-process lock: two concurrent writers can
-// still lose one update, never corrupt the file.
+// keeps the last read content in memory; every write takes the file's cross-process lock (pi's
+// proper-lockfile lock, authlock.go), re-reads the file so entries written by another process in
+// between survive, then replaces the file atomically (temporary file in the same directory +
+// rename) with mode 0600. A write waits at most AuthLockWait for another process's lock.
 //
 // OAuth tokens are used as stored while unexpired; an expired one is refreshed by the Registry
 // when its provider has a refresh (Registry.APIKey), else reported and the next credential source
@@ -105,6 +105,11 @@ func (s *AuthStore) SetAPIKey(provider, key string) error {
 // SetCredential stores credential (a JSON object with a "type" of api_key or oauth, as a login
 // returned it) for provider, replacing any credential it had. Errors name the file.
 func (s *AuthStore) SetCredential(provider string, credential json.RawMessage) error {
+	return s.setCredential(provider, credential, true)
+}
+
+// setCredential is SetCredential; lock false means the caller holds the file lock (s.lock).
+func (s *AuthStore) setCredential(provider string, credential json.RawMessage, lock bool) error {
 	if provider == "" {
 		return errors.New("model: set credential: empty provider id")
 	}
@@ -112,7 +117,17 @@ func (s *AuthStore) SetCredential(provider string, credential json.RawMessage) e
 	if err := json.Unmarshal(credential, &c); err != nil || (c.Type != CredentialAPIKey && c.Type != CredentialOAuth) {
 		return fmt.Errorf("model: set credential for %s: not an api_key or oauth credential object", provider)
 	}
-	return s.update(func(raw map[string]json.RawMessage) bool { raw[provider] = credential; return true })
+	edit := func(raw map[string]json.RawMessage) bool { raw[provider] = credential; return true }
+	if !lock {
+		return s.updateHeld(edit)
+	}
+	return s.update(edit)
+}
+
+// lock takes auth.json's cross-process lock (authlock.go), waiting at most AuthLockWait, and
+// returns its release. The lock is not reentrant: while it is held, write with updateHeld.
+func (s *AuthStore) lock() (unlock func(), err error) {
+	return lockFile(s.path, AuthLockWait)
 }
 
 // Reread reads the file again (keeping what it holds in memory) and returns provider's credential
@@ -142,8 +157,21 @@ func (s *AuthStore) Remove(provider string) error {
 }
 
 // update applies edit to the current file content and, when edit reports a change, writes the
-// result atomically.
+// result atomically, under the file lock.
 func (s *AuthStore) update(edit func(map[string]json.RawMessage) (changed bool)) error {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("model: write %s: %w", s.path, err)
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.updateHeld(edit)
+}
+
+// updateHeld is update for a caller that holds the file lock.
+func (s *AuthStore) updateHeld(edit func(map[string]json.RawMessage) (changed bool)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	raw, err := readAuthFile(s.path)

@@ -289,7 +289,8 @@ func (r *Registry) HasAuth(provider string) bool {
 }
 
 // refreshOAuth refreshes provider's expired OAuth credential with refresh, as pi's auth storage
-// does: one refresh at a time; the file is read again first, and a credential another process
+// does: one refresh at a time, across processes too (auth.json's lock, shared with pi, is held
+// from the re-read to the write; waiting for it is bounded by AuthLockWait); the file is read again first, and a credential another process
 // refreshed meanwhile is used as it is; otherwise refresh gets the stored object and its answer
 // (type oauth, with an access token) replaces it in auth.json. The call is bounded by
 // OAuthRefreshTimeout. It returns the new access token; errors name the provider and the file,
@@ -297,6 +298,14 @@ func (r *Registry) HasAuth(provider string) bool {
 func (r *Registry) refreshOAuth(provider string, refresh func(context.Context, json.RawMessage) (json.RawMessage, error)) (string, error) {
 	r.refreshMu.Lock()
 	defer r.refreshMu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(r.auth.Path()), 0o700); err != nil {
+		return "", fmt.Errorf("refresh the OAuth token of %s: %w", provider, err)
+	}
+	unlock, err := r.auth.lock()
+	if err != nil {
+		return "", fmt.Errorf("refresh the OAuth token of %s: %w", provider, err)
+	}
+	defer unlock()
 	c, raw, ok, err := r.auth.Reread(provider)
 	if err != nil {
 		return "", fmt.Errorf("refresh the OAuth token of %s: %w", provider, err)
@@ -320,7 +329,7 @@ func (r *Registry) refreshOAuth(provider string, refresh func(context.Context, j
 	if json.Unmarshal(next, &nc) != nil || nc.Type != CredentialOAuth || nc.Access == "" {
 		return "", fmt.Errorf("refresh the OAuth token of %s: the refresh returned no OAuth credential with an access token", provider)
 	}
-	if err := r.auth.SetCredential(provider, next); err != nil {
+	if err := r.auth.setCredential(provider, next, false); err != nil {
 		return "", fmt.Errorf("refresh the OAuth token of %s: %w", provider, err)
 	}
 	return nc.Access, nil

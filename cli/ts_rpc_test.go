@@ -219,3 +219,57 @@ export default function (pi: ExtensionAPI) {
 		t.Fatalf("exit code %d", code)
 	}
 }
+
+// Atomic's createAskUserQuestionToolDefinition from the Node host runs the Go ask_user_question
+// with the calling context's dialogs: in RPC mode its question reaches the client as an
+// extension_ui_request select, and the client's choice is the tool's answer.
+func TestRPCTypeScriptAskUserQuestionFactory(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	dir := t.TempDir()
+	extPath := filepath.Join(dir, "ask.ts")
+	if err := os.WriteFile(extPath, []byte(`
+import type { ExtensionAPI } from "@bastani/atomic";
+import { createAskUserQuestionToolDefinition } from "@bastani/atomic";
+export default function (pi: ExtensionAPI) {
+	const ask = createAskUserQuestionToolDefinition();
+	pi.registerCommand("pick", {
+		description: "ask through the built-in",
+		handler: async (_args, ctx) => {
+			const r = await ask.execute("q1", { questions: [{ question: "Which database?", header: "DB",
+				options: [{ label: "Postgres", description: "relational" }, { label: "SQLite", description: "embedded" }] }] },
+				undefined, undefined, ctx);
+			ctx.ui.notify("answers=" + JSON.stringify(r.details.answers.map((a: any) => a.answer ?? a.answers ?? a.selected)), "info");
+		},
+	});
+}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := startRPCIn(t, dir, nil, []string{"-e", extPath})
+	p.send(`{"id":"a","type":"prompt","message":"/pick"}`)
+	req := p.next(func(m map[string]any) bool { return m["method"] == "select" })
+	if !strings.Contains(fmt.Sprint(req["title"]), "Which database?") || !strings.Contains(fmt.Sprint(req["options"]), "Postgres") {
+		t.Fatalf("request %v", req)
+	}
+	var choice string
+	for _, o := range req["options"].([]any) {
+		if strings.HasPrefix(fmt.Sprint(o), "SQLite") {
+			choice = fmt.Sprint(o)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"type": "extension_ui_response", "id": req["id"], "value": choice})
+	p.send(string(b))
+	note := p.next(func(m map[string]any) bool { return m["method"] == "notify" })
+	if !strings.Contains(fmt.Sprint(note["message"]), "SQLite") {
+		t.Fatalf("notify %v", note)
+	}
+	if r := p.next(func(m map[string]any) bool { return m["id"] == "a" }); r["success"] != true {
+		t.Fatalf("response %v", r)
+	}
+	p.in.Close()
+	if code := p.wait(); code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/protocol"
 	"github.com/atomic-cli/atomic/store"
 	"github.com/atomic-cli/atomic/tool"
@@ -15,9 +16,10 @@ import (
 // behaviour and truncation are those of the built-in. Each call builds the tool for the cwd the
 // extension gave, with the default options (the ones the CLI uses).
 
-// builtinTool returns the built-in tool name for cwd.
-func builtinTool(name, cwd string) (tool.Tool, error) {
-	set := tool.Builtins(cwd, tool.Options{})
+// builtinTool returns the built-in tool name for cwd; bash runs with the settings' shellPath
+// (Options.ShellPath), as pi's tools resolve the shell from the settings.
+func (s *Supervisor) builtinTool(name, cwd string) (tool.Tool, error) {
+	set := tool.Builtins(cwd, tool.Options{Bash: tool.BashOptions{ShellPath: s.opts.ShellPath}})
 	t, ok := set[name]
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "atomic has no built-in tool %q (it has %s)", name, strings.Join(tool.Names(set), ", "))
@@ -25,12 +27,12 @@ func builtinTool(name, cwd string) (tool.Tool, error) {
 	return t, nil
 }
 
-func builtinInfo(_ *Supervisor, _ *process, params json.RawMessage) (any, error) {
+func builtinInfo(s *Supervisor, _ *process, params json.RawMessage) (any, error) {
 	var a protocol.BuiltinInfoParams
 	if err := jsonUnmarshal(params, &a); err != nil {
 		return nil, err
 	}
-	t, err := builtinTool(a.Tool, ".")
+	t, err := s.builtinTool(a.Tool, ".")
 	if err != nil {
 		return nil, err
 	}
@@ -67,9 +69,19 @@ func (s *Supervisor) builtinExecute(ctx context.Context, p *process, id json.Raw
 	if a.Cwd == "" {
 		a.Cwd = s.opts.Dir
 	}
-	t, err := builtinTool(a.Tool, a.Cwd)
+	t, err := s.builtinTool(a.Tool, a.Cwd)
 	if err != nil {
 		return nil, err
+	}
+	if a.Ctx != 0 {
+		c, _, err := s.context(a.Ctx)
+		if err == nil && c != nil {
+			err = c.Err()
+		}
+		if err != nil {
+			return nil, wireError(err)
+		}
+		ctx = tool.WithEnv(ctx, ctxToolEnv{c})
 	}
 	args := map[string]any{}
 	if len(a.Args) > 0 && string(a.Args) != "null" {
@@ -88,6 +100,19 @@ func (s *Supervisor) builtinExecute(ctx context.Context, p *process, id json.Raw
 		return nil, &protocol.Error{Code: protocol.CodeHandlerFailed, Message: err.Error()}
 	}
 	return wireResult(res), nil
+}
+
+// ctxToolEnv is the tool.Env of an extension context: its session's id and file (todo's
+// claims) and its dialogs (ask_user_question), none without a UI (print and JSON mode).
+type ctxToolEnv struct{ c ext.Context }
+
+func (e ctxToolEnv) SessionID() string   { return e.c.SessionManager().SessionID() }
+func (e ctxToolEnv) SessionFile() string { return e.c.SessionManager().SessionFile() }
+func (e ctxToolEnv) Dialogs() tool.Dialogs {
+	if !e.c.HasUI() {
+		return nil
+	}
+	return e.c.UI()
 }
 
 // serveBuiltin runs a builtin.execute request on its own goroutine, cancellable by the host's

@@ -724,6 +724,9 @@ type BuiltinExecuteParams struct {
 	Cwd        string          `json:"cwd"`
 	ToolCallID string          `json:"toolCallId,omitempty"`
 	Args       json.RawMessage `json:"args"`
+	// Ctx is the context id of the tool call that runs the built-in (its execute's ctx): its
+	// session and dialogs reach the tool (todo's claims, ask_user_question); 0: none.
+	Ctx int64 `json:"ctx,omitempty"`
 }
 
 // BuiltinUpdateParams stream a partial result of the builtin.execute request ID.

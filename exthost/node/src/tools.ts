@@ -1,7 +1,8 @@
 // The built-in tool factories of @bastani/atomic (seed 004, "Remote Execution"):
 // createReadTool, createBashTool, createEditTool, createWriteTool, createLsTool, createFindTool,
 // createGrepTool, each `(cwd, {operations?})` returning a tool definition for pi.registerTool, and
-// Atomic's createSearchTool(cwd) and createPowerShellTool(cwd, {operations?}).
+// Atomic's createSearchTool(cwd), createPowerShellTool(cwd, {operations?}), createTodoTool(cwd) and
+// createAskUserQuestionTool() (also as create…ToolDefinition).
 //
 // Without custom operations, execute runs atomic's Go built-in of that name through the core
 // (`builtin.execute`), so behaviour and truncation are the built-in's exactly. With operations
@@ -60,10 +61,13 @@ function textOf(r: any): string {
  * partial results go to onUpdate.
  */
 function delegate(name: string, cwd: string) {
-	return async (toolCallId: string, params: unknown, signal?: AbortSignal, onUpdate?: Fn) => {
+	return async (toolCallId: string, params: unknown, signal?: AbortSignal, onUpdate?: Fn, ctx?: any) => {
 		let r: any;
+		// The tool call's context (its session for todo's claims, its dialogs for
+		// ask_user_question) goes along as its id.
+		const ctxId = typeof ctx?.id === "number" ? ctx.id : undefined;
 		try {
-			r = await requestCancellable("builtin.execute", { tool: name, cwd, toolCallId, args: params ?? {} }, { signal, onUpdate });
+			r = await requestCancellable("builtin.execute", { tool: name, cwd, toolCallId, args: params ?? {}, ctx: ctxId }, { signal, onUpdate });
 		} catch (err: any) {
 			throw new Error(err?.message ?? String(err));
 		}
@@ -384,6 +388,22 @@ export function createGrepTool(cwd: string, options: { operations?: any } = {}) 
  */
 export function createSearchTool(cwd: string) {
 	return define("search", cwd, delegate("search", cwd));
+}
+
+/**
+ * createTodoTool(cwd): Atomic's todo tool (file-based todos in <cwd>/.atomic/todos, or
+ * $ATOMIC_TODO_PATH), run by atomic's Go built-in; claims are the calling session's.
+ */
+export function createTodoTool(cwd: string) {
+	return define("todo", cwd, delegate("todo", cwd));
+}
+
+/**
+ * createAskUserQuestionTool(): Atomic's ask_user_question tool, run by atomic's Go built-in with
+ * the calling session's dialogs (a no_ui result in print and JSON mode).
+ */
+export function createAskUserQuestionTool(cwd: string = process.cwd()) {
+	return define("ask_user_question", cwd, delegate("ask_user_question", cwd));
 }
 
 /**

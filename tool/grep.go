@@ -276,16 +276,18 @@ func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, c
 // limit. Its results equal run's over the sorted file list.
 func (s *grepSearch) runLocal(ctx context.Context, root string, include func(rel string) bool) (out []string, count int, cut bool, skipped []string, err error) {
 	w, rd := startWalk(ctx, root, walkHooks{
-		entry: func(e *walkEntry) {
+		entry: func(dir string, e *walkEntry) {
 			if e.typ.Type() == 0 && include(e.rel) {
-				e.job = &fileJob{abs: filepath.Join(root, filepath.FromSlash(e.rel)), display: e.rel, done: make(chan struct{})}
+				e.job = &fileJob{abs: joinName(dir, e.name), display: e.rel, done: make(chan struct{})}
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {
 			data, tooBig, ok := readSearchable(j.abs, scratch, GrepMaxFileBytes)
 			j.tooBig = tooBig
 			if ok {
-				j.hits = s.searchData(data, j.display)
+				if j.hits = s.searchData(data, j.display); j.hits != nil && hasNUL(data) {
+					j.hits = nil // binary
+				}
 			}
 		},
 	})

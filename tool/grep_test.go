@@ -130,3 +130,30 @@ func BenchmarkGrep(b *testing.B) {
 		})
 	}
 }
+
+// TestGrepSkipsBinaryFiles checks that a file holding a NUL byte anywhere is skipped even when it
+// matches, whether the NUL lies in the first 8 KiB a big file is sniffed in, after it, or in a
+// small file, for grep and search alike; a text file of the same size is searched.
+func TestGrepSkipsBinaryFiles(t *testing.T) {
+	text100k := strings.Repeat("filler line of text\n", 5000) // 100,000 bytes
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"big-late-nul.dat":  "needle\n" + text100k[:60000] + "\x00" + text100k[60000:],
+		"big-early-nul.dat": "needle\n\x00" + text100k,
+		"big-text.txt":      text100k + "needle at the end\n",
+		"small-nul.dat":     "needle\x00",
+		"small-text.txt":    "a needle\n",
+	})
+	r := mustRun(t, NewGrep(dir, GrepOptions{}), map[string]any{"pattern": "needle", "literal": true})
+	if got, want := text(r), "big-text.txt:5001: needle at the end\nsmall-text.txt:1: a needle"; got != want {
+		t.Errorf("grep got\n%s\nwant\n%s", got, want)
+	}
+	r = mustRun(t, NewGrep(dir, GrepOptions{}), map[string]any{"pattern": "need[l]e"})
+	if got, want := text(r), "big-text.txt:5001: needle at the end\nsmall-text.txt:1: a needle"; got != want {
+		t.Errorf("grep regex got\n%s\nwant\n%s", got, want)
+	}
+	r = mustRun(t, NewSearch(dir, SearchOptions{}), map[string]any{"pattern": "needle"})
+	if got := text(r); strings.Contains(got, ".dat") || !strings.Contains(got, "big-text.txt") || !strings.Contains(got, "small-text.txt") {
+		t.Errorf("search got\n%s", got)
+	}
+}

@@ -5,16 +5,14 @@ package tool
 import "errors"
 
 // readSearchable reads a file for grep (see the unix version): ok is false for anything but a
-// readable regular text file, tooBig for a file over limit. buf is not used.
+// readable regular file, tooBig for a file over limit; the caller checks a file that matched for
+// NUL bytes (binary). buf is not used.
 func readSearchable(path string, buf *[]byte, limit int64) (data []byte, tooBig, ok bool) {
 	data, err := readRegular(path, limit)
 	if err != nil {
 		if errors.Is(err, ErrFileTooLarge) {
 			return nil, true, false
 		}
-		return nil, false, false
-	}
-	if hasNUL(data) {
 		return nil, false, false
 	}
 	return data, false, true

@@ -13,9 +13,11 @@ const sniffAbove = 64 << 10
 
 // readSearchable reads a file for grep with as few system calls as it takes (open, fstat, one
 // read, close), into *buf, which it grows and reuses. ok is false for anything but a readable
-// regular text file: a FIFO or device (opened without blocking, refused), an unreadable file, a
-// file holding a NUL byte (binary; a big file is sniffed in its first 8 KiB before the rest is
-// read). tooBig reports a file over limit, which is not read.
+// regular file: a FIFO or device (opened without blocking, refused), an unreadable file, a file
+// over sniffAbove with a NUL byte in its first sniffBytes (binary, not read further). tooBig
+// reports a file over limit, which is not read. The data is not checked for NUL bytes as a whole:
+// the caller searches it first and drops the file as binary (hasNUL) only when it matched, which
+// saves a pass over every file without a match.
 func readSearchable(path string, buf *[]byte, limit int64) (data []byte, tooBig, ok bool) {
 	var fd int
 	var err error
@@ -71,9 +73,6 @@ func readSearchable(path string, buf *[]byte, limit int64) (data []byte, tooBig,
 			*buf = nb
 			b = nb
 		}
-	}
-	if hasNUL(b[:n]) {
-		return nil, false, false
 	}
 	return b[:n], false, true
 }

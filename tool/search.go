@@ -571,16 +571,18 @@ func (t *Search) searchDir(ctx context.Context, m *lineMatcher, tg searchTarget,
 	}
 	w, rd := startWalk(ctx, tg.abs, walkHooks{
 		noIgnore: !gitignore,
-		entry: func(e *walkEntry) {
+		entry: func(dir string, e *walkEntry) {
 			if e.typ.Type() == 0 && include(e.rel) {
-				e.job = &fileJob{abs: filepath.Join(tg.abs, filepath.FromSlash(e.rel)), display: e.rel, done: make(chan struct{})}
+				e.job = &fileJob{abs: joinName(dir, e.name), display: e.rel, done: make(chan struct{})}
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {
 			data, big, ok := readSearchable(j.abs, scratch, SearchMaxFileBytes)
 			j.tooBig = big
 			if ok {
-				j.found = t.scan(m, data, j.abs, perFile, nil)
+				if j.found = t.scan(m, data, j.abs, perFile, nil); j.found.matches > 0 && hasNUL(data) {
+					j.found = nil // binary
+				}
 			}
 		},
 	})

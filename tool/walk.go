@@ -194,9 +194,9 @@ type fileJob struct {
 
 // walkHooks customise an ordered walk. Both run in worker goroutines.
 type walkHooks struct {
-	// entry inspects a kept entry once its directory is read (find matches it, grep decides to
-	// search it by setting e.job).
-	entry func(e *walkEntry)
+	// entry inspects a kept entry of directory dir (OS path) once dir is read (find matches it,
+	// grep decides to search it by setting e.job).
+	entry func(dir string, e *walkEntry)
 	// search runs a file job; scratch is the worker's reusable buffer.
 	search func(j *fileJob, scratch *[]byte)
 	// noIgnore walks without the .gitignore rules (search's gitignore=false); ".git" and
@@ -329,10 +329,10 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		e.key = e.name
 		if isDir {
 			e.key += "/"
-			e.dir = &walkDir{abs: filepath.Join(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{})}
+			e.dir = &walkDir{abs: joinName(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{})}
 		}
 		if w.hooks.entry != nil {
-			w.hooks.entry(&e)
+			w.hooks.entry(d.abs, &e)
 		}
 		kept = append(kept, e)
 	}
@@ -356,6 +356,15 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		}
 	}
 	w.mu.Unlock()
+}
+
+// joinName returns the path of the entry name (one element, as a directory listing gives it) of
+// the clean directory path dir: filepath.Join without its Clean.
+func joinName(dir, name string) string {
+	if dir != "" && os.IsPathSeparator(dir[len(dir)-1]) {
+		return dir + name
+	}
+	return dir + string(filepath.Separator) + name
 }
 
 // errStopWalk ends a visit early.

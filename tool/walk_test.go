@@ -153,7 +153,7 @@ func TestWalkStopsEarly(t *testing.T) {
 	writeFiles(t, dir, files)
 	release := make(chan struct{})
 	w, rd := startWalk(context.Background(), dir, walkHooks{
-		entry: func(e *walkEntry) {
+		entry: func(_ string, e *walkEntry) {
 			if !e.typ.IsDir() {
 				e.job = &fileJob{display: e.rel, done: make(chan struct{})}
 			}

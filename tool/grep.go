@@ -282,7 +282,7 @@ func (s *grepSearch) runLocal(ctx context.Context, root string, include func(rel
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {
-			data, tooBig, ok := readSearchable(j.abs, scratch, GrepMaxFileBytes)
+			data, tooBig, ok := j.read(scratch, GrepMaxFileBytes)
 			j.tooBig = tooBig
 			if ok {
 				if j.hits = s.searchData(data, j.display); j.hits != nil && hasNUL(data) {

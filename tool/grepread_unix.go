@@ -18,15 +18,9 @@ const sniffAbove = 64 << 10
 // reports a file over limit, which is not read. The data is not checked for NUL bytes as a whole:
 // the caller searches it first and drops the file as binary (hasNUL) only when it matched, which
 // saves a pass over every file without a match.
-func readSearchable(path string, buf *[]byte, limit int64) (data []byte, tooBig, ok bool) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+// The file is name in the directory open as dirfd (see walkDir.fd), or path when dirfd is -1.
+func readSearchable(dirfd int, name, path string, buf *[]byte, limit int64) (data []byte, tooBig, ok bool) {
+	fd, err := openAt(dirfd, name, path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY)
 	if err != nil {
 		return nil, false, false
 	}

@@ -12,8 +12,42 @@ import (
 
 // readDirEntries lists dir with getdents64 into a reusable buffer: names and type bits
 // (symbolic links not followed; an entry of unknown type is lstat'ed). It makes no other system
-// call than open, getdents64 and close.
-func readDirEntries(dir string, scratch *[]byte) ([]walkEntry, error) {
+// call than open, getdents64 and close. With keep, the directory stays open and its descriptor is
+// returned for openAt (the caller closes it with closeDirFD); otherwise fd is -1.
+func readDirEntries(dir string, scratch *[]byte, keep bool) (_ []walkEntry, fd int, _ error) {
+	out, fd, err := listDir(dir, scratch)
+	if fd >= 0 && !keep {
+		closeDirFD(fd)
+		fd = -1
+	}
+	return out, fd, err
+}
+
+// closeDirFD closes a descriptor readDirEntries kept; -1 is ignored.
+func closeDirFD(fd int) {
+	if fd >= 0 {
+		syscall.Close(fd)
+	}
+}
+
+// openAt opens name in the directory open as dirfd, or path when dirfd is -1, retrying on EINTR.
+func openAt(dirfd int, name, path string, flags int) (int, error) {
+	for {
+		var fd int
+		var err error
+		if dirfd >= 0 {
+			fd, err = syscall.Openat(dirfd, name, flags, 0)
+		} else {
+			fd, err = syscall.Open(path, flags, 0)
+		}
+		if err != syscall.EINTR {
+			return fd, err
+		}
+	}
+}
+
+// listDir is readDirEntries; the directory's descriptor is returned open (-1 after an error).
+func listDir(dir string, scratch *[]byte) (_ []walkEntry, dirfd int, _ error) {
 	var fd int
 	var err error
 	for {
@@ -23,9 +57,14 @@ func readDirEntries(dir string, scratch *[]byte) ([]walkEntry, error) {
 		}
 	}
 	if err != nil {
-		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+		return nil, -1, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
-	defer syscall.Close(fd)
+	ok := false
+	defer func() {
+		if !ok {
+			syscall.Close(fd)
+		}
+	}()
 	if cap(*scratch) < 32<<10 {
 		*scratch = make([]byte, 32<<10)
 	}
@@ -38,12 +77,14 @@ func readDirEntries(dir string, scratch *[]byte) ([]walkEntry, error) {
 		}
 		if err != nil {
 			if len(out) == 0 {
-				return nil, &os.PathError{Op: "getdents", Path: dir, Err: err}
+				return nil, -1, &os.PathError{Op: "getdents", Path: dir, Err: err}
 			}
-			return out, nil
+			ok = true
+			return out, fd, nil
 		}
 		if n <= 0 {
-			return out, nil
+			ok = true
+			return out, fd, nil
 		}
 		for off := 0; off < n; {
 			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }

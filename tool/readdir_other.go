@@ -4,8 +4,17 @@ package tool
 
 import "os"
 
-// readDirEntries lists dir: names and type bits (symbolic links not followed).
-func readDirEntries(dir string, _ *[]byte) ([]walkEntry, error) {
+// readDirEntries lists dir: names and type bits (symbolic links not followed). Directories are
+// never kept open here: fd is -1 (files are opened by their whole path).
+func readDirEntries(dir string, _ *[]byte, _ bool) (_ []walkEntry, fd int, _ error) {
+	out, err := listDir(dir)
+	return out, -1, err
+}
+
+// closeDirFD does nothing: readDirEntries keeps no directory open on this system.
+func closeDirFD(int) {}
+
+func listDir(dir string) ([]walkEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err

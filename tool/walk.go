@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // ignoreFrame is one .gitignore in force for a directory, linked to the frames of the directories
@@ -170,7 +171,25 @@ type walkDir struct {
 	done    chan struct{} // closed once entries and err are set
 	entries []walkEntry   // sorted by path, ignored entries left out
 	err     error
+	// fd is the directory kept open while its file jobs run, so that they open their files
+	// relative to it (openat: the kernel resolves one name instead of the whole path); -1 when
+	// closed or never kept. jobs counts the file jobs not yet finished; the last one closes fd.
+	fd   int
+	jobs atomic.Int32
 }
+
+// releaseJob notes that one file job of d finished (or will never run) and closes d's descriptor
+// after the last one.
+func (w *orderedWalk) releaseJob(d *walkDir) {
+	if d != nil && d.jobs.Add(-1) == 0 {
+		closeDirFD(d.fd)
+		w.openDirs.Add(-1)
+	}
+}
+
+// maxOpenDirs bounds how many directory descriptors one walk keeps open for its file jobs; past
+// it, files are opened by their whole path.
+const maxOpenDirs = 128
 
 // walkEntry is one entry of a walked directory.
 type walkEntry struct {
@@ -186,10 +205,24 @@ type walkEntry struct {
 // fileJob is the search of one file by a worker.
 type fileJob struct {
 	abs, display string
-	done         chan struct{}
-	hits         []grepHit
-	found        *searchFile // search's result for the file
-	tooBig       bool
+	// dir is the directory holding the file when it keeps its descriptor open for its jobs
+	// (see walkDir.fd); name is the file's name in it.
+	dir    *walkDir
+	name   string
+	done   chan struct{}
+	hits   []grepHit
+	found  *searchFile // search's result for the file
+	tooBig bool
+}
+
+// read reads the job's file for a search (readSearchable), relative to its directory's open
+// descriptor when the walk kept one.
+func (j *fileJob) read(scratch *[]byte, limit int64) (data []byte, tooBig, ok bool) {
+	dirfd := -1
+	if j.dir != nil {
+		dirfd = j.dir.fd
+	}
+	return readSearchable(dirfd, j.name, j.abs, scratch, limit)
 }
 
 // walkHooks customise an ordered walk. Both run in worker goroutines.
@@ -222,6 +255,8 @@ type orderedWalk struct {
 	wg    sync.WaitGroup
 	// workers is the number of worker goroutines.
 	workers int
+	// openDirs counts the directory descriptors kept open for file jobs.
+	openDirs atomic.Int32
 }
 
 // startWalk starts the workers of an ordered walk of root; the caller visits with visit and must
@@ -230,7 +265,7 @@ func startWalk(ctx context.Context, root string, hooks walkHooks) (*orderedWalk,
 	root = filepath.Clean(root)
 	w := &orderedWalk{ctx: ctx, hooks: hooks, root: root}
 	w.cond.L = &w.mu
-	rd := &walkDir{abs: root, done: make(chan struct{})}
+	rd := &walkDir{abs: root, done: make(chan struct{}), fd: -1}
 	if !hooks.noIgnore {
 		rd.scope = scopeAt(root, rootFrames(root))
 	}
@@ -248,6 +283,11 @@ func startWalk(ctx context.Context, root string, hooks walkHooks) (*orderedWalk,
 func (w *orderedWalk) finish() {
 	w.mu.Lock()
 	w.stop = true
+	for _, t := range w.stack {
+		if t.job != nil {
+			w.releaseJob(t.job.dir)
+		}
+	}
 	w.stack = nil
 	w.mu.Unlock()
 	w.cond.Broadcast()
@@ -276,6 +316,7 @@ func (w *orderedWalk) worker() {
 			if w.ctx.Err() == nil {
 				w.hooks.search(t.job, &scratch)
 			}
+			w.releaseJob(t.job.dir)
 			close(t.job.done)
 		}
 	}
@@ -289,7 +330,8 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		d.err = w.ctx.Err()
 		return
 	}
-	list, err := readDirEntries(d.abs, scratch)
+	keep := w.hooks.search != nil && w.openDirs.Load() < maxOpenDirs
+	list, fd, err := readDirEntries(d.abs, scratch, keep)
 	if err != nil {
 		d.err = err
 		return
@@ -316,6 +358,7 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		}
 	}
 	kept := list[:0]
+	jobs := 0
 	for _, e := range list {
 		isDir := e.typ.IsDir()
 		if e.name == ".git" || (isDir && e.name == "node_modules") || d.scope.ignored(e.name, isDir) {
@@ -329,12 +372,26 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		e.key = e.name
 		if isDir {
 			e.key += "/"
-			e.dir = &walkDir{abs: joinName(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{})}
+			e.dir = &walkDir{abs: joinName(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{}), fd: -1}
 		}
 		if w.hooks.entry != nil {
 			w.hooks.entry(d.abs, &e)
 		}
+		if e.job != nil {
+			e.job.name = e.name
+			if fd >= 0 {
+				e.job.dir = d
+				jobs++
+			}
+		}
 		kept = append(kept, e)
+	}
+	if jobs > 0 {
+		d.fd = fd
+		d.jobs.Store(int32(jobs))
+		w.openDirs.Add(1)
+	} else {
+		closeDirFD(fd)
 	}
 	slices.SortFunc(kept, func(a, b walkEntry) int { return strings.Compare(a.key, b.key) })
 	d.entries = kept
@@ -353,6 +410,12 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		}
 		for range min(pushed, w.workers) {
 			w.cond.Signal() // wake only as many idle workers as can take the new tasks
+		}
+	} else {
+		for i := range kept {
+			if e := &kept[i]; e.job != nil {
+				w.releaseJob(e.job.dir) // never runs
+			}
 		}
 	}
 	w.mu.Unlock()

@@ -244,3 +244,43 @@ func BenchmarkWalk(b *testing.B) {
 		}
 	}
 }
+
+// openFDs counts the process's open file descriptors (Linux); -1 where it cannot tell.
+func openFDs() int {
+	des, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return -1
+	}
+	return len(des)
+}
+
+// TestWalkClosesDirectories checks that the directory descriptors grep keeps open for opening
+// files relative to them are all closed after a whole search, a search stopped at its limit, and
+// an aborted one; and that the results are those of files opened by their whole path.
+func TestWalkClosesDirectories(t *testing.T) {
+	if openFDs() < 0 {
+		t.Skip("no /proc/self/fd")
+	}
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 400 {
+		files[fmt.Sprintf("a%d/b%d/f%03d.txt", i%9, i%4, i)] = "hay\nneedle\n"
+	}
+	writeFiles(t, dir, files)
+	before := openFDs()
+	grep := NewGrep(dir, GrepOptions{})
+	r := mustRun(t, grep, map[string]any{"pattern": "needle", "limit": 1000.0})
+	if got := strings.Count(text(r), ":2: needle"); got != 400 {
+		t.Errorf("whole search: %d matches, want 400", got)
+	}
+	mustRun(t, grep, map[string]any{"pattern": "needle", "limit": 3.0})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := grep.Execute(ctx, Call{ID: "c", Name: "grep", Args: map[string]any{"pattern": "needle"}}, nil); err != ErrAborted {
+		t.Errorf("aborted grep: err = %v", err)
+	}
+	mustRun(t, NewSearch(dir, SearchOptions{}), map[string]any{"pattern": "needle"})
+	if after := openFDs(); after != before {
+		t.Errorf("open descriptors: %d before, %d after", before, after)
+	}
+}

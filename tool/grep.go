@@ -282,7 +282,7 @@ func (s *grepSearch) runLocal(ctx context.Context, root string, include func(rel
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {
-			data, tooBig, ok := j.read(scratch, GrepMaxFileBytes)
+			data, tooBig, ok := j.read(scratch, GrepMaxFileBytes, s.m.anyLine)
 			j.tooBig = tooBig
 			if ok {
 				if j.hits = s.searchData(data, j.display); j.hits != nil && hasNUL(data) {
@@ -399,6 +399,30 @@ func (m *lineMatcher) matchLines(data []byte, limit int, keep func(n int) bool) 
 		n++
 	}
 	return matched
+}
+
+// anyLine reports whether any line of data matches: exactly when matchLines(data, 1, nil) is not
+// empty, without counting lines or allocating. It probes the chunks of a big file.
+func (m *lineMatcher) anyLine(data []byte) bool {
+	for off := 0; off < len(data); {
+		pos := m.next(data, off)
+		if pos < 0 {
+			return false
+		}
+		ls := off + bytes.LastIndexByte(data[off:pos], '\n') + 1
+		if ls >= len(data) {
+			return false
+		}
+		le := len(data)
+		if i := bytes.IndexByte(data[ls:], '\n'); i >= 0 {
+			le = ls + i
+		}
+		if m.match(data[ls:le]) {
+			return true
+		}
+		off = le + 1
+	}
+	return false
 }
 
 // splitLines indexes the lines of data (not empty): their number (the empty piece after a final

@@ -157,3 +157,65 @@ func TestGrepSkipsBinaryFiles(t *testing.T) {
 		t.Errorf("search got\n%s", got)
 	}
 }
+
+// TestGrepBigFiles covers files read in chunks (over chunkAbove): a match in a late chunk, on a
+// line across a chunk boundary, on a line longer than a chunk, on a last line without newline,
+// several matches with context, binary files, and files without a match. The local ordered walk
+// must give what the generic path (each file read whole) gives.
+func TestGrepBigFiles(t *testing.T) {
+	filler := func(n int) string { return strings.Repeat("filler line of text\n", n/20) } // n bytes
+	boundary := 128 << 10
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a-late.txt":       filler(300000) + "the needle here\n" + filler(10000),
+		"b-boundary.txt":   filler(boundary-20) + strings.Repeat("y", 17) + "abcneedle\n" + filler(200000),
+		"c-longline.txt":   strings.Repeat("a", 300000) + "needle\nend\n",
+		"d-nonewline.txt":  filler(200000) + "last needle",
+		"e-none.txt":       filler(400000),
+		"f-latenul.dat":    filler(150000) + "\x00" + filler(50000) + "needle\n",
+		"g-earlynul.dat":   "\x00" + filler(200000) + "needle\n",
+		"h-multi.txt":      filler(200) + "Needle one\n" + filler(140000) + "NEEDLE two\n" + filler(140000) + "needle three\n",
+		"i-small.txt":      "needle small\n",
+		"j-crlf.txt":       strings.Repeat("filler line of tex\r\n", 10000) + "needle crlf\r\n",
+		"k-exactchunk.txt": filler(boundary) + "needle after an exact chunk\n",
+	})
+	cases := []map[string]any{
+		{"pattern": "needle", "literal": true},
+		{"pattern": "need[l]e"},
+		{"pattern": "NEEDLE", "ignoreCase": true},
+		{"pattern": "needle", "ignoreCase": true, "literal": true, "context": 1.0},
+		{"pattern": "^y+abcneedle$"},
+		{"pattern": "needle (one|two|three)", "ignoreCase": true, "limit": 2.0},
+		{"pattern": "absent", "literal": true},
+		{"pattern": "a+needle$"},
+	}
+	local, generic := NewGrep(dir, GrepOptions{}), NewGrep(dir, GrepOptions{Operations: genericFS{}})
+	for _, args := range cases {
+		a, b := mustRun(t, local, args), mustRun(t, generic, args)
+		if text(a) != text(b) || fmt.Sprint(a.Details) != fmt.Sprint(b.Details) {
+			t.Errorf("%v: local\n%.2000s\ngeneric\n%.2000s", args, text(a), text(b))
+		}
+	}
+	want := strings.Join([]string{
+		"a-late.txt:15001: the needle here",
+		"b-boundary.txt:6553: yyyyyyyyyyyyyyyyyabcneedle",
+		"c-longline.txt:1: " + strings.Repeat("a", 500) + "... [truncated]",
+		"d-nonewline.txt:10001: last needle",
+		"h-multi.txt:14013: needle three",
+		"i-small.txt:1: needle small",
+		"j-crlf.txt:10001: needle crlf",
+		"k-exactchunk.txt:6554: needle after an exact chunk",
+	}, "\n") + "\n\n[Some lines truncated to 500 chars. Use read tool to see full lines]"
+	if got := text(mustRun(t, local, cases[0])); got != want {
+		t.Errorf("literal needle: got\n%.3000s\nwant\n%s", got, want)
+	}
+	r := mustRun(t, NewSearch(dir, SearchOptions{}), map[string]any{"pattern": "needle"})
+	for _, name := range []string{"a-late.txt", "b-boundary.txt", "c-longline.txt", "d-nonewline.txt", "h-multi.txt", "k-exactchunk.txt"} {
+		if !strings.Contains(text(r), name) {
+			t.Errorf("search: no %s in\n%.3000s", name, text(r))
+		}
+	}
+	if strings.Contains(text(r), ".dat") || strings.Contains(text(r), "e-none") {
+		t.Errorf("search: binary or match-less file in\n%.3000s", text(r))
+	}
+}

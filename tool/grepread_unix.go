@@ -2,7 +2,10 @@
 
 package tool
 
-import "syscall"
+import (
+	"bytes"
+	"syscall"
+)
 
 // sniffBytes is how much of a big file is read first to detect a binary file (a NUL byte) before
 // the rest is read.
@@ -11,15 +14,26 @@ const sniffBytes = 8 << 10
 // sniffAbove is the size from which a file is sniffed before being read whole.
 const sniffAbove = 64 << 10
 
+// chunkBytes is the size of the chunks a big file is first searched in, and chunkAbove the size
+// from which a file is: a chunk stays in the processor's cache between the copy from the kernel
+// and the search, and the buffer does not grow to the size of the biggest file.
+const (
+	chunkBytes = 128 << 10
+	chunkAbove = chunkBytes
+)
+
 // readSearchable reads a file for grep with as few system calls as it takes (open, fstat, one
-// read, close), into *buf, which it grows and reuses. ok is false for anything but a readable
+// read, close), into *buf, which it grows and reuses. With probe (which reports whether any line
+// of a run of whole lines may match), a file over chunkAbove is first read in chunks of whole
+// lines, each handed to probe, and read whole only once a chunk passed; when none does, ok is
+// false (nothing matches). ok is false for anything but a readable
 // regular file: a FIFO or device (opened without blocking, refused), an unreadable file, a file
 // over sniffAbove with a NUL byte in its first sniffBytes (binary, not read further). tooBig
 // reports a file over limit, which is not read. The data is not checked for NUL bytes as a whole:
 // the caller searches it first and drops the file as binary (hasNUL) only when it matched, which
 // saves a pass over every file without a match.
 // The file is name in the directory open as dirfd (see walkDir.fd), or path when dirfd is -1.
-func readSearchable(dirfd int, name, path string, buf *[]byte, limit int64) (data []byte, tooBig, ok bool) {
+func readSearchable(dirfd int, name, path string, buf *[]byte, limit int64, probe func(lines []byte) bool) (data []byte, tooBig, ok bool) {
 	fd, err := openAt(dirfd, name, path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK|syscall.O_NOCTTY)
 	if err != nil {
 		return nil, false, false
@@ -32,6 +46,14 @@ func readSearchable(dirfd int, name, path string, buf *[]byte, limit int64) (dat
 	size := st.Size
 	if size > limit {
 		return nil, true, false
+	}
+	if probe != nil && size > chunkAbove {
+		if !probeChunks(fd, buf, limit, probe) {
+			return nil, false, false
+		}
+		if _, err := syscall.Seek(fd, 0, 0); err != nil {
+			return nil, false, false
+		}
 	}
 	if int64(cap(*buf)) < size+1 {
 		*buf = make([]byte, size+1+size/4)
@@ -69,6 +91,50 @@ func readSearchable(dirfd int, name, path string, buf *[]byte, limit int64) (dat
 		}
 	}
 	return b[:n], false, true
+}
+
+// probeChunks reads the open file fd in chunks of whole lines into *buf (grown only for a line
+// longer than a chunk) and reports whether probe passed one of them. It reports false for a read
+// error, a file with a NUL byte in its first sniffBytes (binary) and a file that grew past limit.
+func probeChunks(fd int, buf *[]byte, limit int64, probe func([]byte) bool) bool {
+	if cap(*buf) < chunkBytes {
+		*buf = make([]byte, chunkBytes)
+	}
+	b := (*buf)[:chunkBytes]
+	carry := 0 // bytes of a line not finished in the previous chunk, at b[:carry]
+	var total int64
+	for first := true; ; {
+		m, err := readOnce(fd, b[carry:])
+		if err != nil {
+			return false
+		}
+		if total += int64(m); total > limit {
+			return false
+		}
+		n := carry + m
+		if first && m > 0 {
+			first = false
+			if hasNUL(b[:min(n, sniffBytes)]) {
+				return false
+			}
+		}
+		if m == 0 { // the end of the file: its last line has no newline
+			return n > 0 && probe(b[:n])
+		}
+		if cut := bytes.LastIndexByte(b[:n], '\n') + 1; cut > 0 {
+			if probe(b[:cut]) {
+				return true
+			}
+			carry = copy(b, b[cut:n])
+		} else {
+			carry = n
+		}
+		if carry == len(b) { // one line fills the buffer: make room for more of it
+			nb := make([]byte, 2*len(b))
+			copy(nb, b)
+			*buf, b = nb, nb
+		}
+	}
 }
 
 // readOnce does one read(2) into b, retrying on EINTR.

@@ -577,7 +577,7 @@ func (t *Search) searchDir(ctx context.Context, m *lineMatcher, tg searchTarget,
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {
-			data, big, ok := j.read(scratch, SearchMaxFileBytes)
+			data, big, ok := j.read(scratch, SearchMaxFileBytes, m.anyLine)
 			j.tooBig = big
 			if ok {
 				if j.found = t.scan(m, data, j.abs, perFile, nil); j.found.matches > 0 && hasNUL(data) {

@@ -215,14 +215,14 @@ type fileJob struct {
 	tooBig bool
 }
 
-// read reads the job's file for a search (readSearchable), relative to its directory's open
-// descriptor when the walk kept one.
-func (j *fileJob) read(scratch *[]byte, limit int64) (data []byte, tooBig, ok bool) {
+// read reads the job's file for a search (readSearchable, probe included), relative to its
+// directory's open descriptor when the walk kept one.
+func (j *fileJob) read(scratch *[]byte, limit int64, probe func(lines []byte) bool) (data []byte, tooBig, ok bool) {
 	dirfd := -1
 	if j.dir != nil {
 		dirfd = j.dir.fd
 	}
-	return readSearchable(dirfd, j.name, j.abs, scratch, limit)
+	return readSearchable(dirfd, j.name, j.abs, scratch, limit, probe)
 }
 
 // walkHooks customise an ordered walk. Both run in worker goroutines.

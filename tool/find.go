@@ -169,7 +169,7 @@ func globMatcher(pattern string) (func(rel string) bool, error) {
 // findLocal walks root on the local file system in sorted path order and returns the first limit
 // entries match accepts, directories with a trailing "/"; the walk stops there.
 func findLocal(ctx context.Context, root string, match func(rel string) bool, limit int) ([]string, error) {
-	w, rd := startWalk(ctx, root, walkHooks{entry: func(_ string, e *walkEntry) { e.hit = match(e.rel) }})
+	w, rd := startWalk(ctx, root, walkHooks{entry: func(e *walkEntry) { e.hit = match(e.rel) }})
 	defer w.finish()
 	var found []string
 	err := w.visit(rd, func(e *walkEntry) error {

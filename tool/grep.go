@@ -276,9 +276,9 @@ func (s *grepSearch) run(ctx context.Context, files []grepFile) (out []string, c
 // limit. Its results equal run's over the sorted file list.
 func (s *grepSearch) runLocal(ctx context.Context, root string, include func(rel string) bool) (out []string, count int, cut bool, skipped []string, err error) {
 	w, rd := startWalk(ctx, root, walkHooks{
-		entry: func(dir string, e *walkEntry) {
+		entry: func(e *walkEntry) {
 			if e.typ.Type() == 0 && include(e.rel) {
-				e.job = &fileJob{abs: joinName(dir, e.name), display: e.rel, done: make(chan struct{})}
+				e.job = &fileJob{display: e.rel}
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {

@@ -571,16 +571,16 @@ func (t *Search) searchDir(ctx context.Context, m *lineMatcher, tg searchTarget,
 	}
 	w, rd := startWalk(ctx, tg.abs, walkHooks{
 		noIgnore: !gitignore,
-		entry: func(dir string, e *walkEntry) {
+		entry: func(e *walkEntry) {
 			if e.typ.Type() == 0 && include(e.rel) {
-				e.job = &fileJob{abs: joinName(dir, e.name), display: e.rel, done: make(chan struct{})}
+				e.job = &fileJob{display: e.rel}
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {
 			data, big, ok := j.read(scratch, SearchMaxFileBytes, m.anyLine)
 			j.tooBig = big
 			if ok {
-				if j.found = t.scan(m, data, j.abs, perFile, nil); j.found.matches > 0 && hasNUL(data) {
+				if j.found = t.scan(m, data, j.path(), perFile, nil); j.found.matches > 0 && hasNUL(data) {
 					j.found = nil // binary
 				}
 			}
@@ -595,7 +595,7 @@ func (t *Search) searchDir(ctx context.Context, m *lineMatcher, tg searchTarget,
 			return ctx.Err()
 		}
 		if e.job.tooBig {
-			*tooBig = append(*tooBig, displayPath(e.job.abs, t.cwd))
+			*tooBig = append(*tooBig, displayPath(e.job.path(), t.cwd))
 		}
 		if !collect(e.job.found) {
 			stop = true

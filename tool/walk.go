@@ -181,7 +181,7 @@ type walkDir struct {
 // releaseJob notes that one file job of d finished (or will never run) and closes d's descriptor
 // after the last one.
 func (w *orderedWalk) releaseJob(d *walkDir) {
-	if d != nil && d.jobs.Add(-1) == 0 {
+	if d != nil && d.fd >= 0 && d.jobs.Add(-1) == 0 {
 		closeDirFD(d.fd)
 		w.openDirs.Add(-1)
 	}
@@ -204,32 +204,34 @@ type walkEntry struct {
 
 // fileJob is the search of one file by a worker.
 type fileJob struct {
-	abs, display string
-	// dir is the directory holding the file when it keeps its descriptor open for its jobs
-	// (see walkDir.fd); name is the file's name in it.
-	dir    *walkDir
-	name   string
-	done   chan struct{}
-	hits   []grepHit
-	found  *searchFile // search's result for the file
-	tooBig bool
+	display string
+	// dir is the directory holding the file, set by the walk, and name the file's name in it.
+	dir  *walkDir
+	name string
+	// finished is set once a worker ran the job (or skipped it, the walk being cancelled).
+	finished atomic.Bool
+	hits     []grepHit
+	found    *searchFile // search's result for the file
+	tooBig   bool
 }
+
+// path returns the file's path.
+func (j *fileJob) path() string { return joinName(j.dir.abs, j.name) }
 
 // read reads the job's file for a search (readSearchable, probe included), relative to its
 // directory's open descriptor when the walk kept one.
 func (j *fileJob) read(scratch *[]byte, limit int64, probe func(lines []byte) bool) (data []byte, tooBig, ok bool) {
-	dirfd := -1
-	if j.dir != nil {
-		dirfd = j.dir.fd
+	if j.dir.fd >= 0 {
+		return readSearchable(j.dir.fd, j.name, "", scratch, limit, probe)
 	}
-	return readSearchable(dirfd, j.name, j.abs, scratch, limit, probe)
+	return readSearchable(-1, "", j.path(), scratch, limit, probe)
 }
 
 // walkHooks customise an ordered walk. Both run in worker goroutines.
 type walkHooks struct {
-	// entry inspects a kept entry of directory dir (OS path) once dir is read (find matches it,
-	// grep decides to search it by setting e.job).
-	entry func(dir string, e *walkEntry)
+	// entry inspects a kept entry once its directory is read (find matches it, grep decides to
+	// search it by setting e.job).
+	entry func(e *walkEntry)
 	// search runs a file job; scratch is the worker's reusable buffer.
 	search func(j *fileJob, scratch *[]byte)
 	// noIgnore walks without the .gitignore rules (search's gitignore=false); ".git" and
@@ -257,13 +259,18 @@ type orderedWalk struct {
 	workers int
 	// openDirs counts the directory descriptors kept open for file jobs.
 	openDirs atomic.Int32
+	// waiting is the file job the visitor waits for, if any; the worker finishing it sends on
+	// wake (buffered, one token). A job finishing while the visitor is not waiting for it wakes
+	// nobody: the visitor, faster than the workers, would otherwise be woken for every file.
+	waiting atomic.Pointer[fileJob]
+	wake    chan struct{}
 }
 
 // startWalk starts the workers of an ordered walk of root; the caller visits with visit and must
 // call finish.
 func startWalk(ctx context.Context, root string, hooks walkHooks) (*orderedWalk, *walkDir) {
 	root = filepath.Clean(root)
-	w := &orderedWalk{ctx: ctx, hooks: hooks, root: root}
+	w := &orderedWalk{ctx: ctx, hooks: hooks, root: root, wake: make(chan struct{}, 1)}
 	w.cond.L = &w.mu
 	rd := &walkDir{abs: root, done: make(chan struct{}), fd: -1}
 	if !hooks.noIgnore {
@@ -317,7 +324,13 @@ func (w *orderedWalk) worker() {
 				w.hooks.search(t.job, &scratch)
 			}
 			w.releaseJob(t.job.dir)
-			close(t.job.done)
+			t.job.finished.Store(true)
+			if w.waiting.Load() == t.job {
+				select {
+				case w.wake <- struct{}{}:
+				default: // a wake-up is pending already
+				}
+			}
 		}
 	}
 }
@@ -375,18 +388,15 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 			e.dir = &walkDir{abs: joinName(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{}), fd: -1}
 		}
 		if w.hooks.entry != nil {
-			w.hooks.entry(d.abs, &e)
+			w.hooks.entry(&e)
 		}
 		if e.job != nil {
-			e.job.name = e.name
-			if fd >= 0 {
-				e.job.dir = d
-				jobs++
-			}
+			e.job.dir, e.job.name = d, e.name
+			jobs++
 		}
 		kept = append(kept, e)
 	}
-	if jobs > 0 {
+	if jobs > 0 && fd >= 0 {
 		d.fd = fd
 		d.jobs.Store(int32(jobs))
 		w.openDirs.Add(1)
@@ -475,14 +485,24 @@ func (w *orderedWalk) visitDir(d *walkDir, fn func(e *walkEntry) error, isRoot b
 	return nil
 }
 
-// waitJob waits for a file job; false when ctx ended first.
+// waitJob waits for a file job; false when ctx ended first. Only the visitor calls it.
 func (w *orderedWalk) waitJob(j *fileJob) bool {
-	select {
-	case <-j.done:
-		return w.ctx.Err() == nil
-	case <-w.ctx.Done():
-		return false
+	for !j.finished.Load() {
+		// Publish the wait, then look again: a worker stores finished before it loads waiting,
+		// so either it sees this job there or this load sees the job finished.
+		w.waiting.Store(j)
+		if j.finished.Load() {
+			break
+		}
+		select {
+		case <-w.wake: // maybe for an earlier job: look again
+		case <-w.ctx.Done():
+			w.waiting.Store(nil)
+			return false
+		}
 	}
+	w.waiting.Store(nil)
+	return w.ctx.Err() == nil
 }
 
 // walkLocal implements LocalFS.Walk (see Walker for the contract); entries come in sorted path

@@ -153,9 +153,9 @@ func TestWalkStopsEarly(t *testing.T) {
 	writeFiles(t, dir, files)
 	release := make(chan struct{})
 	w, rd := startWalk(context.Background(), dir, walkHooks{
-		entry: func(_ string, e *walkEntry) {
+		entry: func(e *walkEntry) {
 			if !e.typ.IsDir() {
-				e.job = &fileJob{display: e.rel, done: make(chan struct{})}
+				e.job = &fileJob{display: e.rel}
 			}
 		},
 		search: func(j *fileJob, _ *[]byte) {

@@ -147,8 +147,16 @@ type Term struct {
 	ptmx *os.File
 	emu  *vt.SafeEmulator
 	// emuMu serialises the emulator's writes with String and the title callback (SafeEmulator
-	// does not lock String).
+	// does not lock String); it guards screen, syncing and syncTail too.
 	emuMu sync.Mutex
+	// screen is the emulator's text as of the last complete frame: the program paints each frame
+	// as one synchronized update (DEC mode 2026, ESC[?2026h … ESC[?2026l), which the pty may hand
+	// over in several reads; a real terminal shows none of it until the end, and neither does
+	// Screen. syncing says a chunk ended inside an update; syncTail keeps the last bytes of the
+	// previous chunk, so a mode sequence split between two reads is still seen.
+	screen   string
+	syncing  bool
+	syncTail []byte
 
 	mu      sync.Mutex // guards written, exited, code, raw; cond waits on it
 	cond    *sync.Cond
@@ -189,6 +197,7 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 		term.title = s
 		term.mu.Unlock()
 	}})
+	term.screen = term.emu.String()
 	go term.readLoop()
 	go term.replyLoop()
 	go func() {
@@ -225,6 +234,10 @@ func (t *Term) readLoop() {
 		if n > 0 {
 			t.emuMu.Lock()
 			_, _ = t.emu.Write(buf[:n])
+			t.trackSync(buf[:n])
+			if !t.syncing {
+				t.screen = t.emu.String()
+			}
 			t.emuMu.Unlock()
 			t.mu.Lock()
 			t.written += int64(n)
@@ -239,6 +252,31 @@ func (t *Term) readLoop() {
 			return
 		}
 	}
+}
+
+// Synchronized update mode (DEC 2026) as the program's screen package writes it.
+var (
+	syncBegin = []byte("\x1b[?2026h")
+	syncEnd   = []byte("\x1b[?2026l")
+)
+
+// trackSync updates syncing for chunk, the next bytes the program wrote: the last of the begin
+// and end sequences in it (or spanning the previous chunk's tail) decides; with neither, the
+// state carries over. Called with emuMu held.
+func (t *Term) trackSync(chunk []byte) {
+	scan := append(append(make([]byte, 0, len(t.syncTail)+len(chunk)), t.syncTail...), chunk...)
+	b, e := bytes.LastIndex(scan, syncBegin), bytes.LastIndex(scan, syncEnd)
+	switch {
+	case b > e:
+		t.syncing = true
+	case e > b:
+		t.syncing = false
+	}
+	keep := len(syncBegin) - 1
+	if len(scan) > keep {
+		scan = scan[len(scan)-keep:]
+	}
+	t.syncTail = append(t.syncTail[:0], scan...)
 }
 
 // replyLoop sends the virtual terminal's answers (device attributes, colour queries) back to
@@ -295,10 +333,11 @@ func (t *Term) Press(keys ...string) {
 	}
 }
 
-// Screen returns the visible screen as text, one line per row, trailing spaces removed.
+// Screen returns the visible screen as text, one line per row, trailing spaces removed: the
+// screen as of the last complete frame, never one half painted (see Term.screen).
 func (t *Term) Screen() string {
 	t.emuMu.Lock()
-	text := t.emu.String()
+	text := t.screen
 	t.emuMu.Unlock()
 	lines := strings.Split(text, "\n")
 	for i, l := range lines {
@@ -446,6 +485,9 @@ func (t *Term) Resize(w, h int) {
 	t.t.Helper()
 	t.emuMu.Lock()
 	t.emu.Resize(w, h)
+	if !t.syncing {
+		t.screen = t.emu.String()
+	}
 	t.emuMu.Unlock()
 	if err := pty.Setsize(t.ptmx, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {
 		t.t.Fatalf("tuitest: resize: %v", err)

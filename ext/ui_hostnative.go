@@ -18,6 +18,9 @@ type HostSessionPickerRequest struct {
 	OnDelete func(path string)
 	// OnHandle, when set, receives the picker's handle once, before HostSessionPicker shows it.
 	OnHandle func(h HostSessionPickerHandle)
+	// ShowRenameHint adds the rename key to the picker's hints (Atomic's showRenameHint; the
+	// picker itself renames nothing).
+	ShowRenameHint bool
 }
 
 // HostSessionPickerHandle is the live control of an open host session picker (seed 004's

@@ -39,6 +39,13 @@ type SessionInfo struct {
 	Version int `json:"-"`
 	// Internal marks an Atomic workflow-owned session, hidden from normal history (§3).
 	Internal bool `json:"internal,omitempty"`
+	// Summary is a generated resume summary shown in its own picker column (Atomic's
+	// SessionInfo.summary); "" when none. List never fills it; an extension's host session
+	// picker rows may.
+	Summary string `json:"summary,omitempty"`
+	// MessageColor is the theme color of the row's text in the picker for synthetic rows
+	// (Atomic's messageColor: success, warning, accent or error); "" for the default.
+	MessageColor string `json:"messageColor,omitempty"`
 }
 
 // List returns the sessions of one directory, newest Modified first (session-format.md §10).

@@ -97,7 +97,7 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 		if !ok {
 			return nil, fmt.Errorf("ctx.ui.hostSessionPicker: not available in %s mode", c.Mode())
 		}
-		req := ext.HostSessionPickerRequest{Rows: sessionRows(a.Rows)}
+		req := ext.HostSessionPickerRequest{Rows: sessionRows(a.Rows), ShowRenameHint: a.ShowRenameHint}
 		if a.Picker != 0 {
 			req.OnHandle = p.pickerLink(a.Picker).bind
 			if a.HasDelete {
@@ -143,9 +143,20 @@ func sessionRows(rows []protocol.HostSessionPickerRow) []store.SessionInfo {
 			Path: r.Path, ID: r.ID, Cwd: r.Cwd, Name: r.Name, ParentSessionPath: r.ParentSessionPath,
 			Created: ms(r.CreatedAt), Modified: ms(r.ModifiedAt), MessageCount: r.MessageCount,
 			FirstMessage: r.FirstMessage, AllMessagesText: r.AllMessagesText,
+			Summary: r.Summary, MessageColor: pickerColor(r.MessageColor),
 		})
 	}
 	return out
+}
+
+// pickerColor is a row's messageColor when it is one Atomic allows (success, warning, accent,
+// error), else "" (the default color).
+func pickerColor(c string) string {
+	switch c {
+	case "success", "warning", "accent", "error":
+		return c
+	}
+	return ""
 }
 
 // inputForm is the wire form of ui.hostInputForm as ext's request.

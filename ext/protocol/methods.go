@@ -608,6 +608,8 @@ type UIParams struct {
 	// none); HasDelete says the request has an onDelete.
 	Picker    int64 `json:"picker,omitempty"`
 	HasDelete bool  `json:"hasDelete,omitempty"`
+	// ShowRenameHint of ui.hostSessionPicker: the picker's hints name the rename key.
+	ShowRenameHint bool `json:"showRenameHint,omitempty"`
 	// Form is ui.hostInputForm's request.
 	Form    *HostInputForm `json:"form,omitempty"`
 	Prefill string         `json:"prefill,omitempty"`

@@ -194,6 +194,10 @@ type HostSessionPickerRow struct {
 	MessageCount      int    `json:"messageCount,omitempty"`
 	FirstMessage      string `json:"firstMessage,omitempty"`
 	AllMessagesText   string `json:"allMessagesText,omitempty"`
+	// Summary is shown in the picker's summary column; MessageColor (success, warning, accent
+	// or error) colors the row's text (Atomic's HostSessionPickerRow).
+	Summary      string `json:"summary,omitempty"`
+	MessageColor string `json:"messageColor,omitempty"`
 }
 
 // HostInputForm is ui.hostInputForm's request on the wire (ext.HostInputFormRequest).

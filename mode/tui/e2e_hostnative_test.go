@@ -3,6 +3,7 @@ package tui_test
 import (
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
@@ -67,6 +68,16 @@ export default function (pi: ExtensionAPI) {
 			ctx.ui.notify("form: " + JSON.stringify(v), "info");
 		},
 	});
+	pi.registerCommand("pickx", {
+		description: "picker with Atomic's extras: showRenameHint, summary, messageColor",
+		handler: async (_args, ctx) => {
+			const h = ctx.ui.hostSessionPicker!({
+				sessions: [{ ...rows[0], summary: "SUMMARY-TEXT alpha" }, { ...rows[1], messageColor: "success" }, rows[2]],
+				showRenameHint: true,
+			});
+			ctx.ui.notify("pickx: " + (await h.result), "info");
+		},
+	});
 	pi.registerCommand("pickclose", {
 		description: "open then close the picker",
 		handler: async (_args, ctx) => {
@@ -113,6 +124,23 @@ func TestE2EHostSessionPicker(t *testing.T) {
 	term.WaitFor("BRAVO-ROW second")
 	term.Press("esc")
 	term.WaitFor("picked: undefined")
+	quit(t, term)
+}
+
+// TestE2EHostSessionPickerExtras: Atomic's picker options from an unchanged extension: the
+// rename key in the hints (showRenameHint), a summary column (rows without a summary say so) and
+// a row colored by its messageColor.
+func TestE2EHostSessionPickerExtras(t *testing.T) {
+	term := hostNativeEnv(t)
+	term.Type("/pickx")
+	term.Press("enter")
+	term.WaitFor("ALPHA-ROW first", "SUMMARY-TEXT alpha", "No summary available.", "ctrl+r rename")
+	// success is #b5bd68 in the default dark theme: the row's text is drawn in it.
+	term.WaitRecorded("BRAVO-ROW in the success color", func(raw []byte) bool {
+		return strings.Contains(string(raw), "\x1b[38;2;181;189;104mBRAVO-ROW second")
+	})
+	term.Press("esc")
+	term.WaitFor("pickx: undefined")
 	quit(t, term)
 }
 

@@ -121,6 +121,7 @@ func (x *extUI) HostSessionPicker(ctx context.Context, req ext.HostSessionPicker
 				}
 				return nil
 			})
+		s.SetRenameHint(req.ShowRenameHint)
 		h.shown(s)
 		return s
 	})

@@ -195,6 +195,8 @@ function pickerRow(r: any): Record<string, unknown> {
 		messageCount: num(r?.messageCount),
 		firstMessage: str(r?.firstMessage),
 		allMessagesText: str(r?.allMessagesText),
+		summary: typeof r?.summary === "string" ? r.summary : undefined,
+		messageColor: typeof r?.messageColor === "string" ? r.messageColor : undefined,
 	};
 }
 
@@ -218,7 +220,7 @@ function hostSessionPicker(ctx: number, req: any): any {
 		if (open) notify("ui.hostSessionPicker.error", { picker: id, message: String(message ?? "") });
 	};
 	pickers.set(id, { onDelete, error });
-	const result = requestCancellable("ui.hostSessionPicker", { ctx, rows, picker: id, hasDelete: onDelete !== undefined }, { signal: ac.signal })
+	const result = requestCancellable("ui.hostSessionPicker", { ctx, rows, picker: id, hasDelete: onDelete !== undefined, showRenameHint: req?.showRenameHint === true ? true : undefined }, { signal: ac.signal })
 		.then(
 			(v) => (typeof v === "string" ? v : undefined),
 			(err) => {

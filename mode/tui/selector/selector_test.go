@@ -388,3 +388,47 @@ func TestSessionsOwnerDeletes(t *testing.T) {
 		t.Fatal("ShowError shows nothing")
 	}
 }
+
+// TestSessionsSummaryColorRenameHint: Atomic's host picker extras. A row's Summary opens a
+// summary column (rows without one say "No summary available."; the summary is searched too);
+// MessageColor colors the row's text unless it is being deleted or current; SetRenameHint names
+// the rename key without a way to rename.
+func TestSessionsSummaryColorRenameHint(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	rows := testInfos(now)
+	rows[0].Summary = "SUMMARY-OF-THREE"
+	rows[2].MessageColor = "success"
+	colored := slot.Theme{Fg: func(token, s string) string {
+		if token == "success" {
+			return "\x1b[32m" + s + "\x1b[39m"
+		}
+		return s
+	}}
+	s := NewSessions(colored, keys, rows, nil, "", func() time.Time { return now }, nil, nil)
+	v := view(s, 100)
+	if !strings.Contains(v, "SUMMARY-OF-THREE") || strings.Count(v, "No summary available.") != 2 {
+		t.Fatalf("summary column:\n%s", v)
+	}
+	if !strings.Contains(v, "\x1b[32mhello world\x1b[39m") {
+		t.Fatalf("messageColor success not applied:\n%s", v)
+	}
+	if strings.Contains(v, "rename") {
+		t.Fatalf("rename hint without SetRenameHint:\n%s", v)
+	}
+	s.SetRenameHint(true)
+	if v = view(s, 100); !strings.Contains(v, "rename") {
+		t.Fatalf("no rename hint after SetRenameHint(true):\n%s", v)
+	}
+	// Without summaries there is no column.
+	plain := NewSessions(th, keys, testInfos(now), nil, "", func() time.Time { return now }, nil, nil)
+	if strings.Contains(view(plain, 100), "No summary available.") {
+		t.Fatalf("summary column without summaries:\n%s", view(plain, 100))
+	}
+	// The summary is searched.
+	for _, r := range "SUMMARY-OF" {
+		s.HandleKey(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+	if v = view(s, 100); !strings.Contains(v, "fix the failing test") || strings.Contains(v, "release notes") {
+		t.Fatalf("search over the summary:\n%s", v)
+	}
+}

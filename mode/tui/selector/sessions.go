@@ -54,9 +54,12 @@ type Sessions struct {
 	onDelete func(path string) error
 	onRename func(path, name string) error
 	renaming string // path being renamed ("" when not renaming)
-	newName  slot.Input
-	onDone   func(info *store.SessionInfo) tea.Cmd
-	done     bool
+	// renameHint names the rename key in the hints even without SetRename (Atomic's host picker
+	// showRenameHint).
+	renameHint bool
+	newName    slot.Input
+	onDone     func(info *store.SessionInfo) tea.Cmd
+	done       bool
 }
 
 // NewSessions builds the picker over the current folder's sessions (local, newest first).
@@ -113,7 +116,7 @@ func (s *Sessions) refilter() {
 // "id name text cwd". An invalid regex or unbalanced quotes fall back to plain tokens.
 func sessionMatcher(q string) func(store.SessionInfo) (float64, bool) {
 	hay := func(in store.SessionInfo) string {
-		return in.ID + " " + in.Name + " " + in.AllMessagesText + " " + in.Cwd
+		return in.ID + " " + in.Name + " " + in.Summary + " " + in.AllMessagesText + " " + in.Cwd
 	}
 	if q == "" {
 		return func(store.SessionInfo) (float64, bool) { return 0, true }
@@ -206,6 +209,10 @@ func hasPath(infos []store.SessionInfo, path string) bool {
 // SetRename enables renaming (app.session.rename): save writes the new display name of the
 // session file at path ("" clears it) and returns the error to show.
 func (s *Sessions) SetRename(save func(path, name string) error) { s.onRename = save }
+
+// SetRenameHint shows the rename key in the hints whether or not the picker renames (Atomic's
+// hostSessionPicker showRenameHint).
+func (s *Sessions) SetRenameHint(show bool) { s.renameHint = show }
 
 // Done implements slot.Dialog.
 func (s *Sessions) Done() bool { return s.done }
@@ -411,7 +418,7 @@ func (s *Sessions) Render(width int) []string {
 		head += strings.Repeat(" ", gap) + right
 	}
 	hints := []string{s.keys.Label("app.session.toggleSort"), "sort", s.keys.Label("app.session.toggleNamedFilter"), "named", s.keys.Label("app.session.delete"), "delete"}
-	if s.onRename != nil {
+	if s.onRename != nil || s.renameHint {
 		hints = append(hints, s.keys.Label("app.session.rename"), "rename")
 	}
 	body := []string{head,
@@ -420,20 +427,31 @@ func (s *Sessions) Render(width int) []string {
 		"> " + s.search.View(th, max(width-2, 1), s.confirm == "" && s.renaming == "", ""), ""}
 	now := s.now()
 	from, to := s.list.Window()
+	// The summary column exists only when a listed row has a summary (Atomic's picker).
+	summaries := false
+	for _, in := range s.shown {
+		if strings.TrimSpace(in.Summary) != "" {
+			summaries = true
+			break
+		}
+	}
 	for i := from; i < to; i++ {
 		in := s.shown[i]
 		text := in.Name
 		style := th.Text
-		if text != "" {
-			style = th.Warning
-		} else {
+		if text == "" {
 			text = in.FirstMessage
 		}
-		if in.Path == s.current {
-			style = th.Accent
-		}
-		if in.Path == s.confirm {
+		switch {
+		case in.Path == s.confirm:
 			style = th.Error
+		case in.Path == s.current:
+			style = th.Accent
+		case in.MessageColor != "":
+			color := in.MessageColor
+			style = func(s string) string { return th.Token(color, s) }
+		case in.Name != "":
+			style = th.Warning
 		}
 		meta := fmt.Sprintf("%d %s", in.MessageCount, Age(now, in.Modified))
 		if s.allScope && in.Cwd != "" {
@@ -444,12 +462,31 @@ func (s *Sessions) Render(width int) []string {
 			cursor = th.Accent("› ")
 		}
 		room := width - 2 - ansi.StringWidth(meta) - 2
-		text = fuzzy.Clean(text)
-		if ansi.StringWidth(text) > room {
-			text = ansi.Truncate(text, max(room, 1), "…")
+		col, sumCol := room, 0
+		if summaries {
+			// Atomic's split: 45% for the name or first message, a 2-cell gutter, the rest for
+			// the summary; no summary column under 10 cells.
+			col = max(10, room*45/100)
+			sumCol = room - col - 2
 		}
-		pad := max(width-2-ansi.StringWidth(text)-ansi.StringWidth(meta), 1)
-		row := cursor + style(text) + strings.Repeat(" ", pad) + th.Dim(meta)
+		text = fuzzy.Clean(text)
+		if ansi.StringWidth(text) > col {
+			text = ansi.Truncate(text, max(col, 1), "…")
+		}
+		left := style(text)
+		leftW := ansi.StringWidth(text)
+		if sumCol >= 10 {
+			sum, sumStyle := fuzzy.Clean(strings.TrimSpace(in.Summary)), th.Dim
+			if sum == "" {
+				sum, sumStyle = "No summary available.", func(s string) string { return "\x1b[3m" + th.Muted(s) + "\x1b[23m" }
+			}
+			sum = ansi.Truncate(sum, sumCol, "…")
+			gap := col - leftW + 2
+			left += strings.Repeat(" ", gap) + sumStyle(sum)
+			leftW += gap + ansi.StringWidth(sum)
+		}
+		pad := max(width-2-leftW-ansi.StringWidth(meta), 1)
+		row := cursor + left + strings.Repeat(" ", pad) + th.Dim(meta)
 		if i == s.list.Cursor() {
 			row = th.Selected(row)
 		}

@@ -143,6 +143,12 @@ type OverlayHandle interface {
 	IsFocused() bool
 }
 
+// CursorMarker is pi-tui's CURSOR_MARKER (tui.md §8.1): a focused component puts it in a line
+// right before its cursor; it takes no cell. The terminal UI removes it and moves the terminal
+// cursor there (input methods place their candidate window at it), hidden unless
+// ATOMIC_HARDWARE_CURSOR=1 or PI_HARDWARE_CURSOR=1.
+const CursorMarker = "\x1b_pi:c\x07"
+
 // Focusable is implemented by a component that draws differently when it has the keys (pi-tui's
 // Focusable: a text input shows its cursor only then). The UI calls SetFocused when that changes.
 type Focusable interface {

@@ -330,13 +330,39 @@ type customDialog struct {
 	// handlesCtrlC: the component binds Ctrl+C itself (ext.CustomOptions.HandlesCtrlC); see
 	// model.ctrlCToComponent.
 	handlesCtrlC bool
+	// cur* is where the last frame put pi-tui's CURSOR_MARKER (row, cell), when it had one;
+	// placedRow/placedCol is where an overlay was last drawn on the screen.
+	curRow, curCol       int
+	curOK                bool
+	placedRow, placedCol int
 }
 
 func (d *customDialog) Render(width int) []string {
 	if d.closed {
 		return nil
 	}
-	return clipLines(d.c.Render(width), width)
+	return d.render(width)
+}
+
+// render is the component's lines at width, clipped, with the position of its cursor marker
+// (the bottom-most one, as pi-tui takes it) kept for Cursor.
+func (d *customDialog) render(width int) []string {
+	lines := d.c.Render(width)
+	d.curOK = false
+	for i := len(lines) - 1; i >= 0; i-- {
+		if at := strings.Index(lines[i], cursorMarker); at >= 0 {
+			col := component.Width(clipLines([]string{lines[i][:at]}, width)[0])
+			d.curRow, d.curCol, d.curOK = i, min(col, max(width-1, 0)), true
+			break
+		}
+	}
+	return clipLines(lines, width)
+}
+
+// Cursor implements component.Cursor: where the component's focused input put pi-tui's
+// CURSOR_MARKER in its last frame (tui.md §8.1), for the terminal cursor.
+func (d *customDialog) Cursor() (row, col int, ok bool) {
+	return d.curRow, d.curCol, d.curOK && !d.closed
 }
 
 // HandleKey gives the key to the component as the bytes a terminal sends.
@@ -665,7 +691,7 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 	ow = max(ow, o.MinWidth)
 	ow = min(max(ow, 1), availW)
 	d.lastW = ow
-	body := clipLines(d.c.Render(ow), ow)
+	body := d.render(ow)
 	oh := min(len(body), size(o.MaxHeight, h, availH), availH)
 	if oh <= 0 {
 		return lines
@@ -706,6 +732,10 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 	for len(lines) < h {
 		lines = append(lines, "")
 	}
+	d.placedRow, d.placedCol = row, col
+	if d.curRow >= oh {
+		d.curOK = false // cut off
+	}
 	for i, l := range body {
 		r := row + i
 		if r < 0 || r >= len(lines) {
@@ -742,7 +772,7 @@ func cellsFrom(s string, from int) string {
 // which a width count following ECMA-48 would take to run to the end of the line, and which
 // terminals that wait for ST swallow text after), and Atomic's OVERLAY_ACTIVE_ROW_MARKER.
 const (
-	cursorMarker    = "\x1b_pi:c\x07"
+	cursorMarker    = ext.CursorMarker
 	activeRowMarker = "\x1b_atomic:active\x1b\\"
 )
 

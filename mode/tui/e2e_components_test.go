@@ -13,7 +13,24 @@ import (
 // componentsExtension uses the component surfaces the way pi extensions do: pi-tui imports, a
 // component object with render/handleInput/invalidate, tui.requestRender(), done(value).
 const componentsExtension = `import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { matchesKey, Key, Text, truncateToWidth } from "@mariozechner/pi-tui";
+import { matchesKey, Key, Text, truncateToWidth, Input } from "@mariozechner/pi-tui";
+
+// Ime wraps pi-tui's Input, which puts CURSOR_MARKER before its cursor while focused.
+class Ime {
+	focused = false;
+	input = new Input();
+	constructor(private tui: any, private done: (v: unknown) => void) {}
+	render(width: number): string[] {
+		this.input.focused = this.focused;
+		return ["IME-BOX " + (this.focused ? "focused" : "blurred"), ...this.input.render(width - 4).map((l: string) => "    " + l)];
+	}
+	handleInput(data: string) {
+		if (matchesKey(data, Key.enter)) return this.done(this.input.getValue());
+		this.input.handleInput(data);
+		this.tui.requestRender();
+	}
+	invalidate() {}
+}
 
 class Counter {
 	count = 0;
@@ -53,6 +70,14 @@ export default function (pi: ExtensionAPI) {
 		handler: async (_args, ctx) => {
 			const v = await ctx.ui.custom((tui, _theme, _kb, done) => new Counter(tui, done, "KEEPC-BOX"), { handlesCtrlC: true });
 			ctx.ui.notify("keepc returned: " + v, "info");
+		},
+	});
+	pi.registerCommand("ime", {
+		description: "a pi-tui Input in the editor slot or (with an argument) an overlay",
+		handler: async (args, ctx) => {
+			const overlay = args.trim() !== "";
+			const v = await ctx.ui.custom((tui, _theme, _kb, done) => new Ime(tui, done), overlay ? { overlay: true, overlayOptions: { anchor: "top-left", width: 40, margin: { top: 2, left: 7 } } } : undefined);
+			ctx.ui.notify("ime returned: " + v, "info");
 		},
 	});
 	pi.registerCommand("chrome2", {
@@ -176,6 +201,51 @@ func TestE2ECustomComponentCtrlC(t *testing.T) {
 	quit(t, term)
 }
 
+// TestE2EHardwareCursor: a component's focused pi-tui Input puts CURSOR_MARKER before its
+// cursor; the terminal cursor goes there (for input methods), hidden by default, shown with
+// ATOMIC_HARDWARE_CURSOR=1 (pi-tui's showHardwareCursor), in the editor slot and in an overlay.
+func TestE2EHardwareCursor(t *testing.T) {
+	env, term := componentsEnv(t)
+	rowOf := func(text string) int {
+		for i, l := range strings.Split(term.Screen(), "\n") {
+			if strings.Contains(l, text) {
+				return i
+			}
+		}
+		return -1
+	}
+	term.Type("/ime")
+	term.Press("enter")
+	term.WaitFor("IME-BOX focused")
+	term.Type("abc")
+	term.WaitFor("> abc")
+	// The Input's line is under IME-BOX, indented 4 cells; "> abc" puts the cursor at cell 4+2+3.
+	term.WaitCursor("the hidden cursor after abc", func(x, y int, hidden bool) bool {
+		return hidden && y == rowOf("IME-BOX")+1 && x == 9
+	})
+	term.Press("left")
+	term.WaitCursor("the cursor one cell left", func(x, y int, hidden bool) bool { return hidden && x == 8 })
+	term.Press("enter")
+	term.WaitFor("ime returned: abc")
+	quit(t, term)
+
+	env.Vars = append(env.Vars, "ATOMIC_HARDWARE_CURSOR=1")
+	term = env.Start(t, tuitest.Build(t), "--model", "fake/fake-model", "-e", filepath.Join(env.Work, "components.ts"))
+	term.WaitFor("fake-model")
+	term.Type("/ime float")
+	term.Press("enter")
+	term.WaitFor("IME-BOX focused")
+	term.Type("xy")
+	term.WaitFor("> xy")
+	// The overlay sits at row 2, column 7: the cursor at 7+4+2+2, shown.
+	term.WaitCursor("the shown cursor in the overlay", func(x, y int, hidden bool) bool {
+		return !hidden && y == 3 && x == 15
+	})
+	term.Press("enter")
+	term.WaitFor("ime returned: xy")
+	quit(t, term)
+}
+
 // TestE2ECustomOverlay: an overlay floats over the screen at its anchor, keys go to it, Escape is
 // the component's own (it returns undefined).
 func TestE2ECustomOverlay(t *testing.T) {
@@ -275,6 +345,23 @@ func TestE2EGoComponents(t *testing.T) {
 	term.Press("esc")
 	term.WaitFor("go custom returned: <nil> true")
 	term.WaitGone("GO-OVERLAY")
+
+	term.Type("/gocaret")
+	term.Press("enter")
+	term.WaitFor("[ GO-CARET ]")
+	term.Type("hey")
+	term.WaitFor("  hey")
+	term.WaitCursor("the hidden cursor after hey", func(x, y int, hidden bool) bool {
+		caretRow := -1
+		for i, l := range strings.Split(term.Screen(), "\n") {
+			if strings.Contains(l, "[ GO-CARET ]") {
+				caretRow = i
+			}
+		}
+		return hidden && x == 5 && y == caretRow+1
+	})
+	term.Press("enter")
+	term.WaitFor("go caret returned: hey true")
 
 	term.Type("/gokeepc")
 	term.Press("enter")

@@ -85,17 +85,21 @@ type model struct {
 	lastCtrlC     time.Time
 	// armedCtrlC is the component that declared handlesCtrlC and got the last key, a Ctrl+C:
 	// the next Ctrl+C closes it (ctrlCToComponent).
-	armedCtrlC  *customDialog
-	lastEsc     time.Time
-	quitting    bool
-	title       string
-	statuses    map[string]string
-	widgets     []widget
-	comps       compState // extension footer, header (custom.go)
-	complete    *completion
-	ac          acLoop   // extension autocomplete providers' requests in flight
-	fileList    []string // @ completion candidates, listed once per cwd
-	fileListDir string
+	armedCtrlC *customDialog
+	// hardwareCursor shows the terminal cursor where an extension component's focused input put
+	// pi-tui's CURSOR_MARKER (ATOMIC_HARDWARE_CURSOR=1 or PI_HARDWARE_CURSOR=1, pi-tui's
+	// showHardwareCursor); otherwise it is moved there hidden, for input methods.
+	hardwareCursor bool
+	lastEsc        time.Time
+	quitting       bool
+	title          string
+	statuses       map[string]string
+	widgets        []widget
+	comps          compState // extension footer, header (custom.go)
+	complete       *completion
+	ac             acLoop   // extension autocomplete providers' requests in flight
+	fileList       []string // @ completion candidates, listed once per cwd
+	fileListDir    string
 
 	images []string // image files pasted into the editor: attached to the prompt naming them
 
@@ -127,6 +131,7 @@ func newModel(ctx context.Context, rt *session.Runtime, th *theme.Theme, km *key
 		ctx: ctx, rt: rt, opts: o, th: th, km: km, cmds: cmds, ext: x,
 		width: 80, height: 24, statuses: map[string]string{}, tools: map[string]*chat.ToolBlock{},
 		spinFrames: spinnerFrames, spinEvery: spinnerInterval,
+		hardwareCursor: os.Getenv("ATOMIC_HARDWARE_CURSOR") == "1" || os.Getenv("PI_HARDWARE_CURSOR") == "1",
 	}
 	if o.Width > 0 {
 		m.setSize(o.Width, o.Height)
@@ -598,10 +603,14 @@ func (m *model) frame() screen.Frame {
 	slotTop := len(dock)
 	var slot []string
 	curRow, curCol, curOK := 0, 0, false
+	curHidden := false
 	if d := m.slotDialog(); d != nil {
 		slot = d.Render(w)
 		if c, ok := d.(component.Cursor); ok {
 			curRow, curCol, curOK = c.Cursor()
+		}
+		if _, ok := d.(*customDialog); ok {
+			curHidden = !m.hardwareCursor
 		}
 	} else {
 		m.ed.MaxRows = max(5, h*3/10)
@@ -635,7 +644,14 @@ func (m *model) frame() screen.Frame {
 	m.syncFocus()
 	f := screen.Frame{Lines: lines, Title: m.windowTitle()}
 	if curOK && slotTop+curRow >= 0 {
-		f.Cursor, f.CursorRow, f.CursorCol = true, th+slotTop+curRow, curCol
+		f.Cursor, f.CursorRow, f.CursorCol, f.CursorHidden = true, th+slotTop+curRow, curCol, curHidden
+	}
+	// An overlay with the keys places the cursor at its input's marker (pi-tui moves the
+	// hardware cursor there, for input methods; shown only with showHardwareCursor).
+	if d, ok := m.keyDialog().(*customDialog); ok && d.overlay {
+		if r, c, ok := d.Cursor(); ok && m.overlayShown(d) {
+			f.Cursor, f.CursorRow, f.CursorCol, f.CursorHidden = true, d.placedRow+r, d.placedCol+c, !m.hardwareCursor
+		}
 	}
 	return f
 }

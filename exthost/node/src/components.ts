@@ -113,7 +113,9 @@ function makeTui(e: Entry, ctx: number, theme: () => any): any {
 		start: () => {},
 		stop: () => {},
 		addInputListener: () => () => {},
-		getShowHardwareCursor: () => false,
+		// pi-tui's showHardwareCursor: the core shows the cursor at a focused input's CURSOR_MARKER
+		// with ATOMIC_HARDWARE_CURSOR=1 (or PI_HARDWARE_CURSOR=1), else places it hidden.
+		getShowHardwareCursor: () => process.env.ATOMIC_HARDWARE_CURSOR === "1" || process.env.PI_HARDWARE_CURSOR === "1",
 		setShowHardwareCursor: () => {},
 		setClearOnShrink: () => {},
 		// tui.showOverlay(component, options): the component floats through the same channel.

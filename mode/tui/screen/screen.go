@@ -54,6 +54,10 @@ type Frame struct {
 	// the cursor is hidden.
 	Cursor               bool
 	CursorRow, CursorCol int
+	// CursorHidden, with Cursor, moves the terminal cursor to (CursorRow, CursorCol) but keeps
+	// it hidden: pi-tui's hardware cursor for a component's CURSOR_MARKER, placed for input
+	// methods (their candidate window follows it) and shown only on request.
+	CursorHidden bool
 	// Title is the window title (OSC 0).
 	Title string
 }
@@ -66,6 +70,7 @@ type Screen struct {
 	title         string
 	titleSet      bool
 	curShown      bool
+	curPlaced     bool // the cursor was moved to curRow, curCol (shown or not)
 	curRow        int
 	curCol        int
 	active        bool
@@ -82,7 +87,7 @@ func New(w io.Writer, width, height int) *Screen {
 func (s *Screen) Start() error {
 	s.active = true
 	s.prev = nil
-	s.curShown = false
+	s.curShown, s.curPlaced = false, false
 	s.titleSet = false
 	return s.write(altScreenOn + pasteOn + mouseOn + keysOn + cursorSteady + cursorHide + clearAll)
 }
@@ -158,14 +163,20 @@ func (s *Screen) Paint(f Frame) (int, error) {
 		b.WriteString("\a")
 	}
 	if f.Cursor {
-		if wrote || !s.curShown || f.CursorRow != s.curRow || f.CursorCol != s.curCol {
+		if wrote || !s.curPlaced || f.CursorRow != s.curRow || f.CursorCol != s.curCol {
 			moveTo(b, f.CursorRow, f.CursorCol)
 		}
-		if !s.curShown {
+		switch {
+		case f.CursorHidden && s.curShown:
+			b.WriteString(cursorHide)
+		case !f.CursorHidden && !s.curShown:
 			b.WriteString(cursorShow)
 		}
-		s.curShown, s.curRow, s.curCol = true, f.CursorRow, f.CursorCol
-	} else if s.curShown {
+		s.curShown, s.curPlaced, s.curRow, s.curCol = !f.CursorHidden, true, f.CursorRow, f.CursorCol
+	} else {
+		s.curPlaced = false
+	}
+	if !f.Cursor && s.curShown {
 		b.WriteString(cursorHide)
 		s.curShown = false
 	}

@@ -109,3 +109,30 @@ func TestStoppedScreenWritesNothing(t *testing.T) {
 		t.Fatalf("restart did not repaint: %q", out)
 	}
 }
+
+// TestPlacedHiddenCursor: CursorHidden moves the cursor without showing it (pi-tui's hardware
+// cursor at a component's marker); showing it later only adds the show sequence.
+func TestPlacedHiddenCursor(t *testing.T) {
+	var buf bytes.Buffer
+	s := New(&buf, 20, 3)
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f := Frame{Lines: []string{"a", "b", "> x"}, Cursor: true, CursorHidden: true, CursorRow: 2, CursorCol: 3}
+	out := paint(t, s, &buf, f)
+	if !strings.HasSuffix(out, "\x1b[3;4H"+SyncEnd) || strings.Contains(out, cursorShow) {
+		t.Fatalf("placed hidden cursor wrote %q", out)
+	}
+	f.CursorCol = 2
+	if out := paint(t, s, &buf, f); out != SyncBegin+"\x1b[3;3H"+SyncEnd {
+		t.Fatalf("hidden cursor move wrote %q", out)
+	}
+	f.CursorHidden = false
+	if out := paint(t, s, &buf, f); out != SyncBegin+cursorShow+SyncEnd {
+		t.Fatalf("showing the placed cursor wrote %q", out)
+	}
+	f.CursorHidden = true
+	if out := paint(t, s, &buf, f); out != SyncBegin+cursorHide+SyncEnd {
+		t.Fatalf("hiding the placed cursor wrote %q", out)
+	}
+}

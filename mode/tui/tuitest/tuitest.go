@@ -157,6 +157,9 @@ type Term struct {
 	screen   string
 	syncing  bool
 	syncTail []byte
+	// cursor is the terminal cursor of that frame: cell (X, Y) and whether it is hidden.
+	cursorX, cursorY int
+	cursorHidden     bool
 
 	mu      sync.Mutex // guards written, exited, code, raw; cond waits on it
 	cond    *sync.Cond
@@ -197,7 +200,7 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 		term.title = s
 		term.mu.Unlock()
 	}})
-	term.screen = term.emu.String()
+	term.snapshot()
 	go term.readLoop()
 	go term.replyLoop()
 	go func() {
@@ -236,7 +239,7 @@ func (t *Term) readLoop() {
 			_, _ = t.emu.Write(buf[:n])
 			t.trackSync(buf[:n])
 			if !t.syncing {
-				t.screen = t.emu.String()
+				t.snapshot()
 			}
 			t.emuMu.Unlock()
 			t.mu.Lock()
@@ -251,6 +254,31 @@ func (t *Term) readLoop() {
 			t.cond.Broadcast()
 			return
 		}
+	}
+}
+
+// snapshot keeps the emulator's screen and cursor as the current frame (emuMu held).
+func (t *Term) snapshot() {
+	t.screen = t.emu.String()
+	p := t.emu.CursorPosition()
+	t.cursorX, t.cursorY, t.cursorHidden = p.X, p.Y, t.emu.CursorHidden()
+}
+
+// Cursor is the terminal cursor of the last complete frame: its cell (x, y from the top-left,
+// 0-based) and whether the program hid it.
+func (t *Term) Cursor() (x, y int, hidden bool) {
+	t.emuMu.Lock()
+	defer t.emuMu.Unlock()
+	return t.cursorX, t.cursorY, t.cursorHidden
+}
+
+// WaitCursor waits until ok holds for the cursor of the last complete frame (Cursor); what
+// describes the condition in the failure message.
+func (t *Term) WaitCursor(what string, ok func(x, y int, hidden bool) bool) {
+	t.t.Helper()
+	if err := t.waitUntil(func() bool { return ok(t.Cursor()) }); err != nil {
+		x, y, hidden := t.Cursor()
+		t.t.Fatalf("%v waiting for %s; cursor at %d,%d hidden %v; screen:\n%s", err, what, x, y, hidden, t.Screen())
 	}
 }
 
@@ -486,7 +514,7 @@ func (t *Term) Resize(w, h int) {
 	t.emuMu.Lock()
 	t.emu.Resize(w, h)
 	if !t.syncing {
-		t.screen = t.emu.String()
+		t.snapshot()
 	}
 	t.emuMu.Unlock()
 	if err := pty.Setsize(t.ptmx, &pty.Winsize{Cols: uint16(w), Rows: uint16(h)}); err != nil {

@@ -36,6 +36,33 @@ func (c *counter) HandleInput(data string) {
 	}
 }
 
+// caret is a Go input that marks its cursor with ext.CursorMarker while it has the keys.
+type caret struct {
+	h       ext.ComponentHandle
+	text    string
+	focused bool
+}
+
+func (c *caret) Render(int) []string {
+	line := "  " + c.text
+	if c.focused {
+		line += ext.CursorMarker
+	}
+	return []string{"[ GO-CARET ]", line + " "}
+}
+
+func (c *caret) SetFocused(f bool) { c.focused = f }
+func (c *caret) Invalidate()       {}
+
+func (c *caret) HandleInput(data string) {
+	if data == "\r" {
+		c.h.Done(c.text)
+		return
+	}
+	c.text += data
+	c.h.RequestRender()
+}
+
 func extension(api ext.API) error {
 	custom := func(label string, opts ext.CustomOptions) func(ctx context.Context, c ext.CommandContext, args string) error {
 		return func(ctx context.Context, c ext.CommandContext, args string) error {
@@ -49,6 +76,13 @@ func extension(api ext.API) error {
 	}
 	float := ext.CustomOptions{Overlay: true, OverlayOptions: &ext.OverlayOptions{Anchor: "top-left", Width: "30", Margin: ext.Margin{Top: 1, Left: 2}}}
 	if err := api.RegisterCommand("gofloat", ext.Command{Description: "a Go overlay", Handler: custom("GO-OVERLAY", float)}); err != nil {
+		return err
+	}
+	if err := api.RegisterCommand("gocaret", ext.Command{Description: "a Go input placing the terminal cursor", Handler: func(ctx context.Context, c ext.CommandContext, args string) error {
+		v, ok := ext.Custom(ctx, c.UI(), func(h ext.ComponentHandle) ext.Component { return &caret{h: h} }, ext.CustomOptions{})
+		c.UI().Notify(fmt.Sprintf("go caret returned: %v %v", v, ok), "info")
+		return nil
+	}}); err != nil {
 		return err
 	}
 	// gokeepc declares HandlesCtrlC: the first Ctrl+C is one more press for the counter.

@@ -120,6 +120,35 @@ type CustomOptions struct {
 	// with it the component receives the press, and a second press in a row, with the
 	// component still holding the keys, closes it.
 	HandlesCtrlC bool
+	// ReserveTranscriptRows, for a bottom-anchored overlay (Atomic's reserveTranscriptRows, tui.md
+	// §7.5): the overlay is cut to leave at least MinTranscriptRows rows of transcript above it
+	// (an over-tall frame keeps its marked active row and its last rows, with a notice of the
+	// rows hidden), and the transcript ends above it, so its newest rows are not covered. The
+	// anchor must be bottom-left, bottom-center or bottom-right; Row and a nonzero OffsetY are
+	// refused (CheckReserve).
+	ReserveTranscriptRows bool
+}
+
+// MinTranscriptRows is how many transcript rows a ReserveTranscriptRows overlay leaves visible.
+const MinTranscriptRows = 6
+
+// CheckReserve reports why opts cannot reserve transcript rows (Atomic's rules), nil when they
+// can or do not ask to.
+func CheckReserve(opts CustomOptions) error {
+	if !opts.ReserveTranscriptRows || !opts.Overlay {
+		return nil
+	}
+	o := opts.OverlayOptions
+	if o == nil || (o.Anchor != "bottom-left" && o.Anchor != "bottom-center" && o.Anchor != "bottom-right") {
+		return fmt.Errorf("ctx.ui.custom: reserveTranscriptRows requires an explicit bottom anchor: bottom-left, bottom-center, or bottom-right")
+	}
+	if o.Row != "" {
+		return fmt.Errorf("ctx.ui.custom: reserveTranscriptRows does not support overlayOptions.row")
+	}
+	if o.OffsetY != 0 {
+		return fmt.Errorf("ctx.ui.custom: reserveTranscriptRows does not support a nonzero overlayOptions.offsetY")
+	}
+	return nil
 }
 
 // OverlayHandle controls a shown overlay (pi-tui's OverlayHandle, tui.md §7.5). Overlays stack in

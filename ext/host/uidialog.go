@@ -123,7 +123,7 @@ func (s *Supervisor) dialog(parent context.Context, p *process, method string, p
 		oo := overlayOptions(a.OverlayOptions)
 		r := p.customRemote(a.Component, oo)
 		defer r.Dispose()
-		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: oo, HandlesCtrlC: a.HandlesCtrlC})
+		ext.Custom(ctx, ui, r.factory, ext.CustomOptions{Overlay: a.Overlay, OverlayOptions: oo, HandlesCtrlC: a.HandlesCtrlC, ReserveTranscriptRows: a.ReserveTranscriptRows})
 	}
 	return nil, nil
 }

@@ -633,6 +633,9 @@ type UIParams struct {
 	OverlayOptions *OverlayOptions `json:"overlayOptions,omitempty"`
 	// HandlesCtrlC of ui.custom: the component binds Ctrl+C itself (ext.CustomOptions).
 	HandlesCtrlC bool `json:"handlesCtrlC,omitempty"`
+	// ReserveTranscriptRows of ui.custom: a bottom overlay leaves transcript rows visible
+	// (ext.CustomOptions).
+	ReserveTranscriptRows bool `json:"reserveTranscriptRows,omitempty"`
 }
 
 // OverlayOptions are the JSON part of pi-tui's OverlayOptions (docs/extension-protocol.md

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -335,6 +336,13 @@ type customDialog struct {
 	curRow, curCol       int
 	curOK                bool
 	placedRow, placedCol int
+	// activeRow is the row of the last frame that carried Atomic's OVERLAY_ACTIVE_ROW_MARKER
+	// (or else the cursor marker), -1 for none: what a cut keeps (boundLines).
+	activeRow int
+	// reserve: a bottom overlay that leaves transcript rows (ReserveTranscriptRows); lastH is
+	// the rows it drew last (the transcript ends above them).
+	reserve bool
+	lastH   int
 }
 
 func (d *customDialog) Render(width int) []string {
@@ -349,6 +357,13 @@ func (d *customDialog) Render(width int) []string {
 func (d *customDialog) render(width int) []string {
 	lines := d.c.Render(width)
 	d.curOK = false
+	d.activeRow = -1
+	for i, l := range lines {
+		if strings.Contains(l, activeRowMarker) || strings.Contains(l, cursorMarker) {
+			d.activeRow = i
+			break
+		}
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		if at := strings.Index(lines[i], cursorMarker); at >= 0 {
 			col := component.Width(clipLines([]string{lines[i][:at]}, width)[0])
@@ -412,6 +427,11 @@ func (x *extUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts e
 		v  any
 		ok bool
 	}
+	if err := ext.CheckReserve(opts); err != nil {
+		// The TypeScript host rejects custom() with the same error before it gets here.
+		x.send(extMsg(func(m *model) tea.Cmd { m.notice("error", err.Error()); return nil }))
+		return nil, false
+	}
 	res := make(chan result, 1)
 	var once sync.Once
 	finish := func(r result) { once.Do(func() { res <- r }) }
@@ -447,6 +467,7 @@ func (x *extUI) Custom(ctx context.Context, factory ext.ComponentFactory, opts e
 			return nil
 		}
 		d := &customDialog{c: c, overlay: opts.Overlay, opts: opts.OverlayOptions, handlesCtrlC: opts.HandlesCtrlC, onClose: func() { finish(result{}) }}
+		d.reserve = opts.Overlay && opts.ReserveTranscriptRows
 		d.capture = !opts.Overlay || opts.OverlayOptions == nil || !opts.OverlayOptions.NonCapturing
 		dmu.Lock()
 		shown = d
@@ -631,7 +652,7 @@ func (m *model) drawOverlays(lines []string, w, h int) []string {
 			continue
 		}
 		if opts, ok := m.overlayOpts(d, w, h); ok {
-			lines = placeOverlay(lines, d, opts, w, h)
+			lines = m.placeOverlay(lines, d, opts, w, h)
 		} else if _, live := d.c.(ext.LiveOverlay); live && d.lastW > 0 {
 			// A host overlay learns whether it is visible when it renders: keep asking (a
 			// render at an unchanged size costs nothing), so it comes back when visible()
@@ -683,7 +704,7 @@ func position(s string, margin, free, center int) int {
 }
 
 // placeOverlay renders d for its options and writes it over lines (tui.md §7.5 OverlayOptions).
-func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h int) []string {
+func (m *model) placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h int) []string {
 	mg := o.Margin
 	availW := max(w-mg.Left-mg.Right, 1)
 	availH := max(h-mg.Top-mg.Bottom, 1)
@@ -692,7 +713,19 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 	ow = min(max(ow, 1), availW)
 	d.lastW = ow
 	body := d.render(ow)
+	if d.reserve {
+		// Leave MinTranscriptRows above it, within the margins and maxHeight (Atomic's budget).
+		budget := min(availH, max(h-mg.Bottom-ext.MinTranscriptRows, 1))
+		if o.MaxHeight != "" {
+			budget = min(budget, max(size(o.MaxHeight, h, availH), 1))
+		}
+		body = d.bound(body, budget, func(s string) string { return m.th.Fg("muted", s) })
+	}
 	oh := min(len(body), size(o.MaxHeight, h, availH), availH)
+	if d.reserve && oh != d.lastH {
+		d.lastH = oh
+		m.ext.requestRender() // the transcript makes room for the new height next frame
+	}
 	if oh <= 0 {
 		return lines
 	}
@@ -747,6 +780,98 @@ func placeOverlay(lines []string, d *customDialog, o *ext.OverlayOptions, w, h i
 		lines[r] = left + "\x1b[0m" + component.Pad(l, ow) + "\x1b[0m" + right
 	}
 	return lines
+}
+
+// overlayTailRows is how many last rows a cut reserving overlay keeps: its closing border and
+// key hints live there (Atomic's OVERLAY_TAIL_KEEP_ROWS).
+const overlayTailRows = 3
+
+// bound fits a reserving overlay's lines into budget rows as Atomic does: trailing blank rows go
+// first; an over-tall frame keeps its last overlayTailRows rows and one window of the rest
+// holding the active row (d.activeRow), with a muted notice of how many rows are hidden. The
+// cursor marker's row follows the cut.
+func (d *customDialog) bound(lines []string, budget int, muted func(string) string) []string {
+	end := len(lines)
+	for end > 0 && strings.TrimSpace(ansi.Strip(lines[end-1])) == "" {
+		end--
+	}
+	lines = lines[:end]
+	if budget <= 0 {
+		d.curOK = false
+		return nil
+	}
+	if len(lines) <= budget {
+		if d.curRow >= len(lines) {
+			d.curOK = false
+		}
+		return lines
+	}
+	active := d.activeRow
+	if active >= len(lines) {
+		active = -1
+	}
+	// moved maps a row of the frame to its row after the cut (-1: cut away).
+	var moved func(int) int
+	var out []string
+	defer func() {
+		if d.curOK {
+			if r := moved(d.curRow); r >= 0 {
+				d.curRow = r
+			} else {
+				d.curOK = false
+			}
+		}
+	}()
+	if active >= 0 && budget == 1 {
+		moved = func(i int) int {
+			if i == active {
+				return 0
+			}
+			return -1
+		}
+		return []string{lines[active]}
+	}
+	reserveNotice := 1
+	if active >= 0 {
+		reserveNotice = 2
+	}
+	tail := min(overlayTailRows, max(0, budget-reserveNotice))
+	window := budget - tail - 1
+	if window <= 0 {
+		moved = func(i int) int {
+			if i < budget {
+				return i
+			}
+			return -1
+		}
+		return lines[:budget]
+	}
+	tailStart := len(lines) - tail
+	start := 0
+	if active >= window && active < tailStart {
+		start = min(active-window+1, tailStart-window)
+	}
+	kept := lines[start : start+window]
+	hidden := len(lines) - len(kept) - tail
+	notice := muted(fmt.Sprintf("⋮ %d more rows hidden — answer or cancel to see them", hidden))
+	first := 0 // where the kept window lands
+	if start > 0 {
+		first = 1
+		out = append(append(out, notice), kept...)
+	} else {
+		out = append(append(out, kept...), notice)
+	}
+	out = append(out, lines[tailStart:]...)
+	moved = func(i int) int {
+		switch {
+		case i >= start && i < start+window:
+			return first + i - start
+		case i >= tailStart:
+			return window + 1 + i - tailStart
+		}
+		return -1
+	}
+	return out
 }
 
 // cellsFrom is what s shows from cell from on, exactly as wide as that: a wide character cut by

@@ -48,7 +48,7 @@ func TestPlaceOverlayWideAlignment(t *testing.T) {
 	body := ext.Lines{"│🎉ok│", "│中文│", "│👨‍👩‍👧‍👦🇯🇵", "│a\tb│"}
 	d := &customDialog{c: body, overlay: true}
 	// Width 6 at column 5: both edges (cells 5 and 11) cut a wide character of the base.
-	out := placeOverlay(append([]string(nil), base...), d, &ext.OverlayOptions{Width: "6", Col: "5", Row: "0"}, w, h)
+	out := (&model{}).placeOverlay(append([]string(nil), base...), d, &ext.OverlayOptions{Width: "6", Col: "5", Row: "0"}, w, h)
 	for i, l := range out {
 		plain := ansi.Strip(l)
 		if got := component.Width(plain); got != w {

@@ -80,6 +80,28 @@ export default function (pi: ExtensionAPI) {
 			ctx.ui.notify("ime returned: " + v, "info");
 		},
 	});
+	pi.registerCommand("reserve", {
+		description: "a tall bottom overlay with reserveTranscriptRows (Atomic)",
+		handler: async (args, ctx) => {
+			ctx.ui.notify("NEWEST-NOTICE before the dialog", "info");
+			const anchor = args.trim() || "bottom-center";
+			try {
+				const v = await ctx.ui.custom((_tui, _theme, _kb, done) => ({
+					render: (w: number) => {
+						const out: string[] = ["RES-TOP"];
+						for (let i = 1; i <= 40; i++) out.push((i === 20 ? "\x1b_atomic:active\x1b\\" : "") + "RES-LINE " + i);
+						out.push("RES-HINTS enter: done");
+						return out.map((l) => truncateToWidth(l, w));
+					},
+					handleInput: (d: string) => { if (matchesKey(d, Key.enter)) done("reserved"); },
+					invalidate() {},
+				}), { overlay: true, overlayOptions: { anchor, width: 40 }, reserveTranscriptRows: true });
+				ctx.ui.notify("reserve returned: " + v, "info");
+			} catch (e) {
+				ctx.ui.notify("reserve error: " + (e as Error).message, "info");
+			}
+		},
+	});
 	pi.registerCommand("chrome2", {
 		description: "a factory widget and a custom footer",
 		handler: async (_args, ctx) => {
@@ -243,6 +265,42 @@ func TestE2EHardwareCursor(t *testing.T) {
 	})
 	term.Press("enter")
 	term.WaitFor("ime returned: xy")
+	quit(t, term)
+}
+
+// TestE2EReserveTranscriptRows: a bottom overlay with Atomic's reserveTranscriptRows is cut to
+// leave 6 transcript rows above it, keeping its marked active row and its last rows with a notice
+// of the rows hidden; the transcript ends above it, so the newest notice stays readable. A top
+// anchor is refused: custom() rejects with Atomic's message.
+func TestE2EReserveTranscriptRows(t *testing.T) {
+	_, term := componentsEnv(t)
+	term.Type("/reserve")
+	term.Press("enter")
+	term.WaitFor("RES-LINE 20", "RES-HINTS enter: done", "more rows hidden — answer or cancel to see them", "NEWEST-NOTICE")
+	term.WaitScreen("6 transcript rows above the overlay, the newest notice among them", func(s string) bool {
+		rows := strings.Split(s, "\n")
+		top := -1
+		for i, l := range rows {
+			if strings.Contains(l, "RES-") || strings.Contains(l, "more rows hidden") {
+				top = i
+				break
+			}
+		}
+		notice := -1
+		for i, l := range rows {
+			if strings.Contains(l, "NEWEST-NOTICE") {
+				notice = i
+			}
+		}
+		return top >= 6 && notice >= 0 && notice < top
+	})
+	term.Press("enter")
+	term.WaitFor("reserve returned: reserved")
+	term.WaitGone("RES-HINTS")
+
+	term.Type("/reserve top-center")
+	term.Press("enter")
+	term.WaitFor("reserve error: reserveTranscriptRows requires an explicit bottom anchor")
 	quit(t, term)
 }
 

@@ -59,6 +59,17 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			if cmd, used := m.ctrlCToComponent(cd, k); used {
 				return cmd
 			}
+			// A reserving overlay leaves the transcript's scroll keys to the transcript
+			// (Atomic), so the rows it covers can be paged into view.
+			if cd.reserve && m.rt != nil {
+				for _, a := range m.km.Actions(k) {
+					if strings.HasPrefix(a, "tui.altScreen.") {
+						if cmd, used := m.appAction(a, k); used {
+							return cmd
+						}
+					}
+				}
+			}
 		}
 		// A second Ctrl+C within the window always gets the user out, even past a stuck dialog.
 		if m.km.Matches(k, keys.Clear) && time.Since(m.lastCtrlC) < doublePress {

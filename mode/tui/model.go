@@ -628,10 +628,16 @@ func (m *model) frame() screen.Frame {
 		slotTop -= cut
 	}
 	th := h - len(dock)
-	lines := m.chat.View(w, th)
-	if !m.chat.Following() && th > 0 {
+	// A reserving overlay (ReserveTranscriptRows) covers the bottom of the transcript: the
+	// transcript ends above it, so its newest rows stay readable and scroll into view.
+	covered := min(m.reservedRows(h, th), th)
+	lines := m.chat.View(w, th-covered)
+	if !m.chat.Following() && th-covered > 0 {
 		hint := m.km.Hint(keys.ViewBottom)
-		lines[th-1] = m.th.Fg("muted", component.Truncate("── scrolled: "+hint+" to follow the end ──", w, ""))
+		lines[th-covered-1] = m.th.Fg("muted", component.Truncate("── scrolled: "+hint+" to follow the end ──", w, ""))
+	}
+	for range covered {
+		lines = append(lines, "")
 	}
 	// Transcript lines are clipped when their block renders; clip the dock here.
 	for i, l := range dock {
@@ -654,6 +660,27 @@ func (m *model) frame() screen.Frame {
 		}
 	}
 	return f
+}
+
+// reservedRows is how many of the transcript's th rows (from the top of an h-row screen) the
+// shown reserving overlays cover, by the height they last drew (tui.md §7.5).
+func (m *model) reservedRows(h, th int) int {
+	covered := 0
+	for _, dl := range m.dialogs {
+		d, ok := dl.(*customDialog)
+		if !ok || !d.reserve || d.lastH <= 0 || !m.overlayShown(d) {
+			continue
+		}
+		var mg ext.Margin
+		if o, ok := m.overlayOpts(d, max(m.width, 10), h); ok && o != nil {
+			mg = o.Margin
+		}
+		top := max(mg.Top, h-mg.Bottom-d.lastH)
+		if top < th {
+			covered = max(covered, th-max(top, 0))
+		}
+	}
+	return covered
 }
 
 func (m *model) editorBorder() string {

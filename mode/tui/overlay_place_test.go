@@ -26,7 +26,7 @@ func (boxComp) Invalidate()        {}
 // column.
 func overlayAt(t *testing.T, o ext.OverlayOptions, w, h int) (row, col int) {
 	t.Helper()
-	lines := placeOverlay(nil, &customDialog{c: boxComp{n: 4}, overlay: true}, &o, w, h)
+	lines := (&model{}).placeOverlay(nil, &customDialog{c: boxComp{n: 4}, overlay: true}, &o, w, h)
 	for r, l := range lines {
 		if c := strings.IndexByte(ansi.Strip(l), '#'); c >= 0 {
 			return r, c

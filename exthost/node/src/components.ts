@@ -224,6 +224,15 @@ export function mountCustom(ctx: number, factory: Fn, opts: any, theme: () => an
 	const e: Entry = { id: nextId++, comp: undefined, columns: 80, rows: 24, scheduled: false, overlay: opts?.overlay === true, overlayOptions: opts?.overlayOptions, closed: false };
 	onEntry?.(e);
 	if (signal?.aborted) return Promise.reject(signal.reason);
+	if (opts?.reserveTranscriptRows === true && e.overlay) {
+		// Atomic's rules: a reserving overlay sits on the bottom edge, where the transcript ends.
+		const o = currentOverlayOptions(e);
+		const anchor = o?.anchor;
+		if (anchor !== "bottom-left" && anchor !== "bottom-center" && anchor !== "bottom-right")
+			return Promise.reject(new Error("reserveTranscriptRows requires an explicit bottom anchor: bottom-left, bottom-center, or bottom-right"));
+		if (o?.row !== undefined) return Promise.reject(new Error("reserveTranscriptRows does not support overlayOptions.row"));
+		if (o?.offsetY !== undefined && o.offsetY !== 0) return Promise.reject(new Error("reserveTranscriptRows does not support a nonzero overlayOptions.offsetY"));
+	}
 	return new Promise((resolve, reject) => {
 		let settled = false;
 		let opened = false;
@@ -257,7 +266,7 @@ export function mountCustom(ctx: number, factory: Fn, opts: any, theme: () => an
 				// A capturing overlay has the keys once shown (until the core says otherwise).
 				e.focused = !e.overlay || currentOverlayOptions(e)?.nonCapturing !== true;
 				const wire = e.overlay ? wireOverlayOptions(currentOverlayOptions(e)) : undefined;
-				const req = requestCancellable("ui.custom", { ctx, component: e.id, overlay: e.overlay, overlayOptions: wire, handlesCtrlC: opts?.handlesCtrlC === true ? true : undefined }, { signal });
+				const req = requestCancellable("ui.custom", { ctx, component: e.id, overlay: e.overlay, overlayOptions: wire, handlesCtrlC: opts?.handlesCtrlC === true ? true : undefined, reserveTranscriptRows: opts?.reserveTranscriptRows === true && e.overlay ? true : undefined }, { signal });
 				openedEntry(e);
 				if (e.overlay && typeof opts?.onHandle === "function") opts.onHandle(overlayHandle(e, () => done(undefined)));
 				req.then(

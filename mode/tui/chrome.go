@@ -101,7 +101,10 @@ func (m *model) stats() footerStats {
 	if err != nil {
 		return fs
 	}
-	fs.in, fs.out, fs.cacheRead, fs.cacheWrite, fs.cost = st.Tokens.Input, st.Tokens.Output, st.Tokens.CacheRead, st.Tokens.CacheWrite, st.Cost
+	// The token and cost totals are the whole file's, every branch and what compaction dropped
+	// included, as pi's footer sums them (sessionManager.getEntries()); Stats counts the context.
+	u := s.Store().UsageTotals()
+	fs.in, fs.out, fs.cacheRead, fs.cacheWrite, fs.cost = u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Cost.Total
 	if u := st.ContextUsage; u != nil && u.ContextWindow > 0 {
 		fs.ctxPercent, fs.window, fs.ctxTokens = u.Percent, u.ContextWindow, u.Tokens
 	}

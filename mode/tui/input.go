@@ -138,7 +138,8 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *model) ctrlCToComponent(cd *customDialog, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	armed := m.armedCtrlC
 	m.armedCtrlC = nil
-	if k.Code != 'c' || k.Mod != tea.ModCtrl {
+	// The physical key: Ctrl and c, whatever the lock keys' state (Kitty reports them).
+	if k.Code != 'c' || k.Mod&^(tea.ModCapsLock|tea.ModNumLock|tea.ModScrollLock) != tea.ModCtrl {
 		return nil, false
 	}
 	if cd.handlesCtrlC && armed != cd {

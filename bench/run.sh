@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs atomic's benchmarks: the end-to-end ones of this package (start-up, a whole -p run, JSON
 # streaming, the interactive mode) and the micro-benchmarks beside the code (event JSON, session
-# load, providers, tools, the search matcher and walk). Usage: bench/run.sh [-benchtime 50x].
+# load, providers, tools, the search matcher, literal finder, per-file grep and walk).
+# Usage: bench/run.sh [-benchtime 50x].
 # bench/search.sh times grep and find against ripgrep and fd on a large tree.
 # bench/tui-vs-pi.sh runs the interactive mode side by side with pi 0.73.1 in tmux.
 # bench/hotpaths-vs-pi.sh times extension events, streaming to an extension, a 100,000-entry
@@ -20,4 +21,4 @@ go test ./store -run '^$' -bench 'Load100k|LoadAndContext100k|Append' -benchmem
 go test ./ext/host -run '^$' -bench 'StreamState' -benchmem
 go test ./exthost/node -run '^$' -bench 'MessageUpdate|EventRoundTrip' -benchtime 3x
 go test ./llm/... -run '^$' -bench . -benchmem
-go test ./tool -run '^$' -bench 'IgnoreMatch|Walk|Grep' -benchmem
+go test ./tool -run '^$' -bench 'IgnoreMatch|Walk|Grep|LiteralIndex' -benchmem

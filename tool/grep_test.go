@@ -219,3 +219,41 @@ func TestGrepBigFiles(t *testing.T) {
 		t.Errorf("search: binary or match-less file in\n%.3000s", text(r))
 	}
 }
+
+// BenchmarkGrepFile is the per-file cost of grep's local path for a literal that is absent: open
+// (relative to the directory), fstat, read (in chunks above chunkAbove), search, close, with the
+// worker's buffer reused, for a small, a medium and a big source file.
+func BenchmarkGrepFile(b *testing.B) {
+	dir := b.TempDir()
+	line := "func (s *server) handle(w http.ResponseWriter, r *http.Request) error { return nil }\n"
+	sizes := map[string]int{"4KiB": 4 << 10, "64KiB": 64 << 10, "1MiB": 1 << 20}
+	files := map[string]string{}
+	for name, n := range sizes {
+		files[name+".go"] = strings.Repeat(line, n/len(line)+1)[:n]
+	}
+	writeFiles(b, dir, files)
+	m, err := newLineMatcher("xq7_never_here_zz", true, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := grepSearch{m: m, limit: DefaultGrepLimit}
+	var listing []byte
+	_, dirfd, err := readDirEntries(dir, &listing, true) // -1 where directories are not kept open
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer closeDirFD(dirfd)
+	for _, name := range []string{"4KiB", "64KiB", "1MiB"} {
+		b.Run(name, func(b *testing.B) {
+			var scratch []byte
+			b.SetBytes(int64(sizes[name]))
+			b.ReportAllocs()
+			for b.Loop() {
+				data, _, ok := readSearchable(dirfd, name+".go", filepath.Join(dir, name+".go"), &scratch, GrepMaxFileBytes, m.anyLine)
+				if ok && s.searchData(data, name) != nil {
+					b.Fatal("match")
+				}
+			}
+		})
+	}
+}

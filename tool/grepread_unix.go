@@ -121,7 +121,10 @@ func probeChunks(fd int, buf *[]byte, limit int64, probe func([]byte) bool) bool
 		if m == 0 { // the end of the file: its last line has no newline
 			return n > 0 && probe(b[:n])
 		}
-		if cut := bytes.LastIndexByte(b[:n], '\n') + 1; cut > 0 {
+		// The carried bytes hold no newline: look in the new ones only, first with the
+		// vectorised forward search (a long line has none), then for the last one.
+		if fresh := b[carry:n]; bytes.IndexByte(fresh, '\n') >= 0 {
+			cut := carry + bytes.LastIndexByte(fresh, '\n') + 1
 			if probe(b[:cut]) {
 				return true
 			}
@@ -129,9 +132,9 @@ func probeChunks(fd int, buf *[]byte, limit int64, probe func([]byte) bool) bool
 		} else {
 			carry = n
 		}
-		if carry == len(b) { // one line fills the buffer: make room for more of it
+		if carry > len(b)/2 { // a long line: room for more of it, not many short reads
 			nb := make([]byte, 2*len(b))
-			copy(nb, b)
+			copy(nb, b[:carry])
 			*buf, b = nb, nb
 		}
 	}

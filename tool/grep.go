@@ -278,7 +278,7 @@ func (s *grepSearch) runLocal(ctx context.Context, root string, include func(rel
 	w, rd := startWalk(ctx, root, walkHooks{
 		entry: func(e *walkEntry) {
 			if e.typ.Type() == 0 && include(e.rel) {
-				e.job = &fileJob{display: e.rel}
+				e.search = true
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"unsafe"
 )
@@ -86,6 +87,11 @@ func listDir(dir string, scratch *[]byte) (_ []walkEntry, dirfd int, _ error) {
 			ok = true
 			return out, fd, nil
 		}
+		// The names of the batch are substrings of one string: one allocation per getdents.
+		names := string(buf[:n])
+		if out == nil {
+			out = make([]walkEntry, 0, n/32)
+		}
 		for off := 0; off < n; {
 			// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
 			rec := buf[off:n]
@@ -98,18 +104,15 @@ func listDir(dir string, scratch *[]byte) (_ []walkEntry, dirfd int, _ error) {
 				break
 			}
 			typ := rec[18]
-			name := rec[19:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
+			name := names[off+19 : off+reclen]
+			if i := strings.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
 			}
 			off += reclen
-			if ino == 0 || string(name) == "." || string(name) == ".." {
+			if ino == 0 || name == "." || name == ".." {
 				continue
 			}
-			e := walkEntry{name: string(name)}
+			e := walkEntry{name: name}
 			switch typ {
 			case syscall.DT_DIR:
 				e.typ = fs.ModeDir

@@ -573,7 +573,7 @@ func (t *Search) searchDir(ctx context.Context, m *lineMatcher, tg searchTarget,
 		noIgnore: !gitignore,
 		entry: func(e *walkEntry) {
 			if e.typ.Type() == 0 && include(e.rel) {
-				e.job = &fileJob{display: e.rel}
+				e.search = true
 			}
 		},
 		search: func(j *fileJob, scratch *[]byte) {

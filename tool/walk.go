@@ -198,8 +198,10 @@ type walkEntry struct {
 	key  string // sort key: name, with "/" appended for a directory
 	typ  fs.FileMode
 	dir  *walkDir // a directory to descend into
-	job  *fileJob // a file to search (grep)
-	hit  bool     // find: the entry matches the pattern
+	// search is set by the entry hook for a file to search (grep); the walk then gives it job.
+	search bool
+	job    *fileJob
+	hit    bool // find: the entry matches the pattern
 }
 
 // fileJob is the search of one file by a worker.
@@ -230,7 +232,7 @@ func (j *fileJob) read(scratch *[]byte, limit int64, probe func(lines []byte) bo
 // walkHooks customise an ordered walk. Both run in worker goroutines.
 type walkHooks struct {
 	// entry inspects a kept entry once its directory is read (find matches it, grep decides to
-	// search it by setting e.job).
+	// search it by setting e.search).
 	entry func(e *walkEntry)
 	// search runs a file job; scratch is the worker's reusable buffer.
 	search func(j *fileJob, scratch *[]byte)
@@ -371,30 +373,62 @@ func (w *orderedWalk) readDir(d *walkDir, scratch *[]byte) {
 		}
 	}
 	kept := list[:0]
-	jobs := 0
 	for _, e := range list {
 		isDir := e.typ.IsDir()
 		if e.name == ".git" || (isDir && e.name == "node_modules") || d.scope.ignored(e.name, isDir) {
 			continue
 		}
-		if d.rel == "" {
-			e.rel = e.name
-		} else {
-			e.rel = d.rel + "/" + e.name
+		kept = append(kept, e)
+	}
+	// Every kept entry's rel and sort key are substrings of one string per directory:
+	// "<d.rel>/<name>/" per entry, rel without the final "/", a directory's key its name with it.
+	size := 0
+	for i := range kept {
+		size += len(d.rel) + len(kept[i].name) + 2
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for i := range kept {
+		if d.rel != "" {
+			sb.WriteString(d.rel)
+			sb.WriteByte('/')
 		}
+		sb.WriteString(kept[i].name)
+		sb.WriteByte('/')
+	}
+	paths := sb.String()
+	jobs := 0
+	for i, off := 0, 0; i < len(kept); i++ {
+		e := &kept[i]
+		start := off
+		if d.rel != "" {
+			off += len(d.rel) + 1
+		}
+		nameAt := off
+		off += len(e.name) + 1
+		e.rel = paths[start : off-1]
 		e.key = e.name
-		if isDir {
-			e.key += "/"
+		if e.typ.IsDir() {
+			e.key = paths[nameAt:off]
 			e.dir = &walkDir{abs: joinName(d.abs, e.name), rel: e.rel, scope: d.scope.child(e.name), done: make(chan struct{}), fd: -1}
 		}
 		if w.hooks.entry != nil {
-			w.hooks.entry(&e)
+			w.hooks.entry(e)
 		}
-		if e.job != nil {
-			e.job.dir, e.job.name = d, e.name
+		if e.search {
 			jobs++
 		}
-		kept = append(kept, e)
+	}
+	if jobs > 0 {
+		batch := make([]fileJob, jobs) // one allocation for the directory's file jobs
+		for i := range kept {
+			if e := &kept[i]; e.search {
+				j := &batch[0]
+				batch = batch[1:]
+				j.display, j.dir, j.name = e.rel, d, e.name
+				e.job = j
+			}
+		}
 	}
 	if jobs > 0 && fd >= 0 {
 		d.fd = fd

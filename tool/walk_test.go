@@ -155,7 +155,7 @@ func TestWalkStopsEarly(t *testing.T) {
 	w, rd := startWalk(context.Background(), dir, walkHooks{
 		entry: func(e *walkEntry) {
 			if !e.typ.IsDir() {
-				e.job = &fileJob{display: e.rel}
+				e.search = true
 			}
 		},
 		search: func(j *fileJob, _ *[]byte) {

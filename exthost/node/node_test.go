@@ -640,12 +640,14 @@ export default function (pi) {
 		if (!ok) return { block: true, reason: "the user said no" };
 	});
 }`)
-	const limit = 200 * time.Millisecond
+	// The limit must hold the handler's own work (two host round trips) even on a loaded machine;
+	// the user answers only after a limit and a half, so a dialog counted as handler time fails.
+	const limit = 2 * time.Second
 	var log bytes.Buffer
 	sup := New([]string{p}, host.Options{HandlerTimeout: limit, Stderr: &log}, Options{CacheDir: t.TempDir()})
 	defer sup.Close()
 	r := ext.NewRunner(func(ctx context.Context) ext.Context {
-		return &dialogCtx{NoSession: ext.NoSession{Ctx: ctx}, ui: slowUI{wait: 3 * limit}}
+		return &dialogCtx{NoSession: ext.NoSession{Ctx: ctx}, ui: slowUI{wait: limit + limit/2}}
 	})
 	if errs := r.Load(nil, []string{p}, sup.Factories()); len(errs) > 0 {
 		t.Fatalf("load: %v\n%s", errs, log.String())

@@ -70,45 +70,60 @@ func parseSession(data []byte, lazy bool) (*fileData, error) {
 		return fd, ErrNotSession
 	}
 	lazy = lazy && fd.header.Version >= CurrentVersion && len(data) <= maxLazyFile
+	// Every chunk parses into its own window of one pair of arrays sized by its line count (an
+	// upper bound of its entries); the windows are then closed up in place, so a long file's
+	// entry list is allocated once and never copied to a second array.
 	chunks := splitChunks(data[off:])
 	bases := make([]int, len(chunks))
-	for i, b := off, 0; b < len(chunks); b++ {
+	starts := make([]int, len(chunks)+1)
+	for b, i := 0, off; b < len(chunks); b++ {
 		bases[b] = i
 		i += len(chunks[b])
+		starts[b+1] = starts[b] + bytes.Count(chunks[b], []byte{'\n'}) + 1
+	}
+	// Spare room after the entries lets the session append without regrowing a long list.
+	entries := make([]*Entry, starts[len(chunks)], starts[len(chunks)]+spareEntries)
+	var recs []lazyRec
+	if lazy {
+		recs = make([]lazyRec, starts[len(chunks)])
+	}
+	window := func(b int) chunk {
+		c := chunk{entries: entries[starts[b]:starts[b]:starts[b+1]]}
+		if lazy {
+			c.lazy = recs[starts[b]:starts[b]:starts[b+1]]
+		}
+		return c
 	}
 	results := make([]chunk, len(chunks))
 	if len(chunks) == 1 {
-		results[0] = parseChunk(chunks[0], bases[0], lazy)
+		results[0] = parseChunk(chunks[0], bases[0], window(0))
 	} else {
 		var wg sync.WaitGroup
 		for i := range chunks {
-			wg.Go(func() { results[i] = parseChunk(chunks[i], bases[i], lazy) })
+			wg.Go(func() { results[i] = parseChunk(chunks[i], bases[i], window(i)) })
 		}
 		wg.Wait()
 	}
-	total := 0
-	anyLazy := false
+	n := 0
 	for i := range results {
-		total += len(results[i].entries)
 		fd.skipped += results[i].skipped
-		anyLazy = anyLazy || results[i].lazy != nil
-	}
-	fd.entries = make([]*Entry, 0, total)
-	if anyLazy {
-		fd.lazy = make([]lazyRec, 0, total)
-	}
-	for i := range results {
-		fd.entries = append(fd.entries, results[i].entries...)
-		if anyLazy {
-			if results[i].lazy != nil {
-				fd.lazy = append(fd.lazy, results[i].lazy...)
-			} else {
-				fd.lazy = append(fd.lazy, make([]lazyRec, len(results[i].entries))...)
-			}
+		k := copy(entries[n:], results[i].entries) // moves down within the array, never up
+		if lazy {
+			copy(recs[n:], results[i].lazy)
 		}
+		n += k
+	}
+	clear(entries[n:])
+	fd.entries = entries[:n]
+	if lazy {
+		clear(recs[n:])
+		fd.lazy = recs[:n:n]
 	}
 	return fd, nil
 }
+
+// spareEntries is the room a loaded entry list has for appends before it regrows.
+const spareEntries = 64
 
 // minChunk is the smallest piece of a file worth a goroutine of its own.
 const minChunk = 4 << 20
@@ -141,22 +156,22 @@ func splitChunks(data []byte) [][]byte {
 // chunk is the parse result of one piece of a file.
 type chunk struct {
 	entries []*Entry  // nil where the entry is lazy
-	lazy    []lazyRec // parallel to entries when any entry of the chunk is lazy, else nil
+	lazy    []lazyRec // parallel to entries for a lazy parse, else nil
 	skipped int
 }
 
-// parseChunk decodes the entry lines of data, which starts at offset base of the file buffer.
-// With lazy, valid message entries become lazy records and only the other entries are allocated.
-func parseChunk(data []byte, base int, lazy bool) chunk {
-	n := bytes.Count(data, []byte{'\n'}) + 1
-	c := chunk{entries: make([]*Entry, 0, n)}
-	var slab []Entry // one allocation for the entries kept; never grows past its capacity
+// parseChunk decodes the entry lines of data, which starts at offset base of the file buffer,
+// appending to c's entries (and, for a lazy parse, c.lazy), which must have room for every line
+// of data. A lazy parse keeps valid message entries as lazy records and allocates only the other
+// entries.
+func parseChunk(data []byte, base int, c chunk) chunk {
+	lazy := c.lazy != nil
+	var slab []Entry // one allocation for the entries of an eager parse; never grows
 	var parents []string
 	if !lazy {
+		n := cap(c.entries) - len(c.entries)
 		slab = make([]Entry, 0, n)
 		parents = make([]string, n) // backing store for ParentID
-	} else {
-		c.lazy = make([]lazyRec, 0, n)
 	}
 	fields := make([]field, 0, 16)
 	msg := make([]field, 0, 16)
@@ -179,7 +194,7 @@ func parseChunk(data []byte, base int, lazy bool) chunk {
 			i := len(slab)
 			slab = append(slab, Entry{})
 			e := &slab[i]
-			e.decode(line, fields, msg, &parents[len(c.entries)], in)
+			e.decode(line, fields, msg, &parents[i], in)
 			c.entries = append(c.entries, e)
 			continue
 		}

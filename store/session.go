@@ -43,7 +43,7 @@ type state struct {
 
 	header       Header
 	entries      []*Entry          // in file/append order; nil at i while entry i is lazy (at)
-	lazy         []lazyRec         // parallel to entries while the loaded file has lazy entries, else nil
+	lazy         []lazyRec         // lazy[i] stands for entries[i] while that is nil; covers only the loaded entries (nil: none)
 	data         []byte            // the loaded file buffer lazy entries point into
 	par          []int32           // par[i]: index of entry i's parent, -1 for a root or orphan
 	byID         map[string]int32  // entry id → index in entries (the last one with that id)
@@ -325,7 +325,7 @@ func (s *Session) setEntries(entries []*Entry, lazy []lazyRec, data []byte) {
 			leaf = i
 		}
 	}
-	s.par = make([]int32, len(entries))
+	s.par = make([]int32, len(entries), cap(entries)) // room for appends, as entries has
 	for i := range entries {
 		s.par[i] = s.resolveParent(i)
 	}
@@ -590,9 +590,6 @@ func (s *Session) append(e *Entry, parent *Entry) (string, error) {
 		return "", err
 	}
 	s.entries = append(s.entries, e)
-	if s.lazy != nil {
-		s.lazy = append(s.lazy, lazyRec{})
-	}
 	s.par = append(s.par, -1)
 	s.par[e.seq] = s.resolveParent(e.seq)
 	s.byID[e.ID] = int32(e.seq)

@@ -44,10 +44,9 @@ const (
 // are kept in Extra and written back after the known ones, so a message survives a load/save round
 // trip unchanged in meaning.
 type Message struct {
-	Role            string
-	Content         []Content
-	ContentIsString bool
-	Timestamp       int64
+	Role      string
+	Content   []Content
+	Timestamp int64
 
 	API          string
 	Provider     string
@@ -60,22 +59,26 @@ type Message struct {
 	ToolCallID string
 	ToolName   string
 	Details    any
-	IsError    bool
 
-	Command            string
-	Output             string
-	ExitCode           *int
-	Cancelled          bool
-	Truncated          bool
-	FullOutputPath     string
-	ExcludeFromContext bool
+	Command        string
+	Output         string
+	ExitCode       *int
+	FullOutputPath string
 
 	CustomType string
-	Display    bool
 
 	Summary      string
 	FromID       string
 	TokensBefore int64
+
+	// The flags come last, packed into one word (a resumed long session holds one Message per
+	// entry in its context): each belongs to the role group above that names it.
+	ContentIsString    bool
+	IsError            bool
+	Cancelled          bool
+	Truncated          bool
+	ExcludeFromContext bool
+	Display            bool
 
 	Extra map[string]json.RawMessage
 }

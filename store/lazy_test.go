@@ -204,3 +204,29 @@ func TestLazyResumeDecodesNoEntry(t *testing.T) {
 		t.Fatalf("only %d message lines copied unchanged", same)
 	}
 }
+
+// TestIDIndex: pi-form ids (8 lowercase hex digits) and every other id map to their indexes,
+// and ids that differ only in case or length are different keys.
+func TestIDIndex(t *testing.T) {
+	x := newIDIndex(4)
+	ids := []string{"0a1b2c3d", "0A1B2C3D", "0a1b2c3", "0a1b2c3d0", "root", "", "ffffffff", "00000000"}
+	for i, id := range ids {
+		x.set(id, int32(i))
+	}
+	x.set("0a1b2c3d", 42) // a later entry with the same id wins, as in a file with duplicates
+	for i, id := range ids {
+		want := int32(i)
+		if id == "0a1b2c3d" {
+			want = 42
+		}
+		if got, ok := x.get(id); !ok || got != want {
+			t.Errorf("get(%q) = %d, %v; want %d", id, got, ok, want)
+		}
+	}
+	if _, ok := x.get("0a1b2c3e"); ok {
+		t.Error("an id never set was found")
+	}
+	if len(x.hex) != 3 || len(x.other) != 5 {
+		t.Errorf("%d hex and %d other ids; want 3 and 5", len(x.hex), len(x.other))
+	}
+}

@@ -46,7 +46,7 @@ type state struct {
 	lazy         []lazyRec         // lazy[i] stands for entries[i] while that is nil; covers only the loaded entries (nil: none)
 	data         []byte            // the loaded file buffer lazy entries point into
 	par          []int32           // par[i]: index of entry i's parent, -1 for a root or orphan
-	byID         map[string]int32  // entry id → index in entries (the last one with that id)
+	byID         idIndex           // entry id → index in entries (the last one with that id)
 	labels       map[string]*Entry // target id → the label entry that set its label
 	leaf         *Entry            // nil: before the first entry
 	flushed      bool              // header and entries are on disk
@@ -306,7 +306,7 @@ func (s *Session) setEntries(entries []*Entry, lazy []lazyRec, data []byte) {
 	s.entries = entries
 	s.lazy = lazy
 	s.data = data
-	s.byID = make(map[string]int32, len(entries))
+	s.byID = newIDIndex(len(entries))
 	s.labels = make(map[string]*Entry)
 	s.children = nil
 	s.leaf = nil
@@ -321,7 +321,7 @@ func (s *Session) setEntries(entries []*Entry, lazy []lazyRec, data []byte) {
 			s.applyLabel(e)
 		}
 		if id != "" {
-			s.byID[id] = int32(i)
+			s.byID.set(id, int32(i))
 			leaf = i
 		}
 	}
@@ -332,6 +332,55 @@ func (s *Session) setEntries(entries []*Entry, lazy []lazyRec, data []byte) {
 	if leaf >= 0 {
 		s.leaf = s.at(leaf)
 	}
+}
+
+// idIndex maps entry ids to entry indexes. Ids of pi's form (8 lowercase hex digits, every id
+// this package writes) are kept as 32-bit numbers, which makes the index of a long session a
+// third of the size of a string-keyed map; any other id goes to a string-keyed map.
+type idIndex struct {
+	hex   map[uint32]int32
+	other map[string]int32
+}
+
+func newIDIndex(n int) idIndex {
+	return idIndex{hex: make(map[uint32]int32, n), other: map[string]int32{}}
+}
+
+// hexID reads an id of exactly 8 lowercase hex digits.
+func hexID(id string) (uint32, bool) {
+	if len(id) != 8 {
+		return 0, false
+	}
+	var v uint32
+	for i := 0; i < 8; i++ {
+		c := id[i]
+		switch {
+		case c >= '0' && c <= '9':
+			v = v<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			v = v<<4 | uint32(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+func (x idIndex) get(id string) (int32, bool) {
+	if h, ok := hexID(id); ok {
+		i, ok := x.hex[h]
+		return i, ok
+	}
+	i, ok := x.other[id]
+	return i, ok
+}
+
+func (x idIndex) set(id string, i int32) {
+	if h, ok := hexID(id); ok {
+		x.hex[h] = i
+		return
+	}
+	x.other[id] = i
 }
 
 // resolveParent finds the index of entry i's parent: -1 for a root (parentId null or its own id)
@@ -353,7 +402,7 @@ func (s *Session) resolveParent(i int) int32 {
 	if parent == id {
 		return -1
 	}
-	if j, ok := s.byID[parent]; ok {
+	if j, ok := s.byID.get(parent); ok {
 		return j
 	}
 	return -1
@@ -391,7 +440,7 @@ func (s *Session) findOK(id string) (*Entry, bool) {
 
 // find returns the entry with the given id (materialized), nil when unknown.
 func (s *Session) find(id string) *Entry {
-	if i, ok := s.byID[id]; ok {
+	if i, ok := s.byID.get(id); ok {
 		return s.at(int(i))
 	}
 	return nil
@@ -578,7 +627,7 @@ func (s *Session) SkippedLines() int {
 
 // append adds e as a child of parent (nil: a new root), persists it and moves the leaf to it.
 func (s *Session) append(e *Entry, parent *Entry) (string, error) {
-	e.ID = newEntryID(func(id string) bool { _, ok := s.byID[id]; return ok })
+	e.ID = newEntryID(func(id string) bool { _, ok := s.byID.get(id); return ok })
 	if parent != nil {
 		p := parent.ID
 		e.ParentID = &p
@@ -592,7 +641,7 @@ func (s *Session) append(e *Entry, parent *Entry) (string, error) {
 	s.entries = append(s.entries, e)
 	s.par = append(s.par, -1)
 	s.par[e.seq] = s.resolveParent(e.seq)
-	s.byID[e.ID] = int32(e.seq)
+	s.byID.set(e.ID, int32(e.seq))
 	s.leaf = e
 	s.applyLabel(e)
 	if s.children != nil && e.ParentID != nil {
@@ -712,7 +761,7 @@ func (s *Session) AppendCompaction(summary, firstKeptEntryID string, tokensBefor
 	defer s.mu.Unlock()
 	e := &Entry{Type: TypeCompaction, Summary: summary, TokensBefore: tokensBefore, Details: raw, FromHook: &fromHook}
 	if firstKeptEntryID != "" {
-		if _, ok := s.byID[firstKeptEntryID]; !ok {
+		if _, ok := s.byID.get(firstKeptEntryID); !ok {
 			return "", fmt.Errorf("store: append compaction: first kept %w: %s", ErrEntryNotFound, firstKeptEntryID)
 		}
 		e.FirstKeptEntryID = &firstKeptEntryID
@@ -776,7 +825,7 @@ func (s *Session) AppendCustomMessageEntry(m CustomMessage) (string, error) {
 func (s *Session) AppendLabelChange(targetID, label string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byID[targetID]; !ok {
+	if _, ok := s.byID.get(targetID); !ok {
 		return "", fmt.Errorf("store: label: %w: %s", ErrEntryNotFound, targetID)
 	}
 	e := &Entry{Type: TypeLabel, TargetID: targetID}
@@ -791,7 +840,7 @@ func (s *Session) AppendLabelChange(targetID, label string) (string, error) {
 func (s *Session) AppendSessionSummary(summary, summarizedThroughID string, usage *llm.Usage) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.byID[summarizedThroughID]; !ok {
+	if _, ok := s.byID.get(summarizedThroughID); !ok {
 		return "", fmt.Errorf("store: session summary: %w: %s", ErrEntryNotFound, summarizedThroughID)
 	}
 	return s.append(&Entry{Type: TypeSessionSummary, Summary: summary, SummarizedThroughID: summarizedThroughID,

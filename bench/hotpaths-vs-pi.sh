@@ -5,6 +5,7 @@
 #   events1    the same answer with one message_update handler
 #   stream20k  a 20,000-delta answer with one subscriber that reads the whole partial message
 #   resume100k resuming a 100,000-entry session (--session) and answering one prompt
+#   resume10k  the same with the session's first 10,000 entries (growth 10k -> 100k)
 #   ts1        a one-line answer with one TypeScript extension loaded (start-up)
 #   bare       the same run without extensions (the floor of the ts1 and events runs)
 # Runs alternate atomic / pi, PAIRS pairs per case (default 5, after one unmeasured warm-up pair);
@@ -19,7 +20,7 @@ root=$PWD
 pairs=${1:-5}
 shift || true
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(bare ts1 events1 events100 stream20k resume100k)
+[ ${#cases[@]} -gt 0 ] || cases=(bare ts1 events1 events100 stream20k resume10k resume100k)
 pi_cli=$root/compat/pi/node_modules/@mariozechner/pi-coding-agent/dist/cli.js
 [ -f "$pi_cli" ] || { echo "pi not installed: run npm ci --prefix compat/pi" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "/usr/bin/time not found" >&2; exit 1; }
@@ -116,6 +117,7 @@ with open(out, "w") as f:
         f.write(json.dumps({"type": "message", "id": eid, "parentId": parent, "timestamp": ts(i), "message": msg}) + "\n")
         parent = eid
 PY
+head -n 10001 "$tmp/long.jsonl" >"$tmp/long10k.jsonl"
 
 # run WHO ARGS...: one -p run; prints "wall_ms cpu_ms rss_mb".
 run() {
@@ -145,6 +147,10 @@ args() {
 	resume100k)
 		cp "$tmp/long.jsonl" "$tmp/work/long-$2.jsonl"
 		echo "--no-extensions --session $tmp/work/long-$2.jsonl -p hi"
+		;;
+	resume10k)
+		cp "$tmp/long10k.jsonl" "$tmp/work/long10k-$2.jsonl"
+		echo "--no-extensions --session $tmp/work/long10k-$2.jsonl -p hi"
 		;;
 	esac
 }

@@ -173,7 +173,32 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
-// BenchmarkParse100k isolates parsing from file reading and indexing.
+// BenchmarkIndex100k is the minimal index a resume builds: the lazy parse (every line validated,
+// message entries kept as records into the file buffer) and the session's id index and parent
+// links, without reading the file.
+func BenchmarkIndex100k(b *testing.B) {
+	path, size := writeRealisticSession(b, b.TempDir(), 100_000)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		fd, err := parseSession(data, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := newSession("", "", false)
+		s.install(path, fd)
+		if s.leaf == nil || s.entries[len(s.entries)/2] != nil && s.entries[len(s.entries)/2].Type == TypeMessage {
+			b.Fatal("no leaf, or a message entry materialized")
+		}
+	}
+}
+
+// BenchmarkParse100k isolates parsing (eager: every entry an Entry) from file reading and indexing.
 func BenchmarkParse100k(b *testing.B) {
 	path, size := writeRealisticSession(b, b.TempDir(), 100_000)
 	data, err := os.ReadFile(path)

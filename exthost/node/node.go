@@ -119,7 +119,44 @@ func New(paths []string, o host.Options, no Options) *host.Supervisor {
 	}
 	o.Prepare = CachedTranspiler(no.TranspileCache)
 	o.CheckInit = checkRuntime
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	o.Env = deferExtraCACerts(o.Env)
 	return host.New(o, paths)
+}
+
+// deferredExtraCACerts is the name NODE_EXTRA_CA_CERTS has in the host's environment.
+const deferredExtraCACerts = "ATOMIC_NODE_EXTRA_CA_CERTS"
+
+// deferExtraCACerts returns env with NODE_EXTRA_CA_CERTS renamed to ATOMIC_NODE_EXTRA_CA_CERTS.
+// Node 20 loads that file and builds its root certificate store while it starts, about 75 ms of
+// CPU for a system bundle, even when nothing uses TLS; the host (src/extracerts.ts) restores the
+// variable and trusts the file's certificates from the first TLS connection on. env is not
+// modified; without the variable it is returned as is.
+func deferExtraCACerts(env []string) []string {
+	const name = "NODE_EXTRA_CA_CERTS="
+	k := -1
+	for i, kv := range env {
+		if strings.HasPrefix(kv, name) {
+			k = i
+		}
+	}
+	if k < 0 {
+		return env
+	}
+	out := make([]string, 0, len(env))
+	for i, kv := range env {
+		switch {
+		case strings.HasPrefix(kv, deferredExtraCACerts+"="):
+			// A stale value of ours, inherited from a host's child: the real variable wins.
+		case i == k:
+			out = append(out, deferredExtraCACerts+"="+kv[len(name):])
+		case !strings.HasPrefix(kv, name):
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // checkRuntime refuses a Node.js older than MinNodeMajor.

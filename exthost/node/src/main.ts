@@ -3,6 +3,7 @@
 // close-on-exec before any extension runs); see docs/extension-protocol.md.
 
 import "./guard";
+import "./extracerts";
 import * as components from "./components";
 import * as host from "./host";
 import { installModuleHook } from "./modules";

@@ -1,20 +1,37 @@
-// Builds dist/host.js, the Node extension host that atomic embeds (exthost/node/node.go), from
-// src/ and the packages pinned in package-lock.json. Run `npm ci && npm run build` after editing
-// src/; TestBundleCurrent fails while the committed bundle differs from a fresh build.
+// Builds dist/, the Node extension host that atomic embeds (exthost/node/node.go), from src/ and
+// the packages pinned in package-lock.json. Run `npm ci && npm run build` after editing src/;
+// TestBundleCurrent fails while the committed files differ from a fresh build.
 //
-// Usage: node build.mjs [outfile]   (default dist/host.js)
+// dist/host.js is the host (src/). The packages it serves to extensions are bundled apart, one
+// file per family (dist/vendor-<family>.js), and loaded on first use (src/vendor.ts): most
+// extensions import none of them, and they are nine tenths of the code, which Node would
+// otherwise read and V8 load on every start.
+//
+// Usage: node build.mjs [outdir]   (default dist)
 
 import { build } from "esbuild";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const outfile = process.argv[2] ?? "dist/host.js";
+const here = dirname(fileURLToPath(import.meta.url));
+const outdir = resolve(process.argv[2] ?? join(here, "dist"));
 
-await build({
-	entryPoints: ["src/main.ts"],
+// The families: the import names the host serves from each vendor file. A vendor file exports,
+// by name, a function returning that module, so a family's modules are evaluated only when used.
+const vendorFamilies = {
+	typebox: ["typebox", "typebox/value", "typebox/compile"],
+	sinclair: ["@sinclair/typebox", "@sinclair/typebox/value", "@sinclair/typebox/compiler"],
+	pitui: ["@mariozechner/pi-tui"],
+};
+
+const familyOf = new Map(Object.entries(vendorFamilies).flatMap(([family, names]) => names.map((n) => [n, family])));
+
+const common = {
 	bundle: true,
 	platform: "node",
 	format: "cjs",
 	target: "node20",
-	outfile,
 	// koffi is pi-tui's optional Windows-only FFI dependency, loaded dynamically and guarded.
 	external: ["koffi"],
 	// The bundled ESM packages read import.meta.url (createRequire); give them this file's URL.
@@ -27,4 +44,33 @@ await build({
 	legalComments: "eof",
 	charset: "utf8",
 	logLevel: "warning",
-});
+};
+
+// vendorPlugin turns the host's require() of a vendored name into a call of src/vendor.ts.
+const vendorPlugin = {
+	name: "vendor",
+	setup(b) {
+		b.onResolve({ filter: /^(typebox|@sinclair\/typebox|@mariozechner\/pi-tui)(\/|$)/ }, (args) => {
+			if (!familyOf.has(args.path)) return { errors: [{ text: `${args.path} is not in a vendor family of build.mjs` }] };
+			return { path: args.path, namespace: "vendor" };
+		});
+		b.onLoad({ filter: /.*/, namespace: "vendor" }, (args) => ({
+			contents: `module.exports = require(${JSON.stringify(join(here, "src", "vendor.ts"))}).vendor(${JSON.stringify(familyOf.get(args.path))}, ${JSON.stringify(args.path)});`,
+			loader: "js",
+			resolveDir: join(here, "src"),
+		}));
+	},
+};
+
+mkdirSync(outdir, { recursive: true });
+// A family removed here leaves no stale file behind.
+for (const f of readdirSync(outdir)) if (/^vendor-.*\.js$/.test(f)) rmSync(join(outdir, f));
+await build({ ...common, entryPoints: [join(here, "src", "main.ts")], outfile: join(outdir, "host.js"), plugins: [vendorPlugin] });
+for (const [family, names] of Object.entries(vendorFamilies)) {
+	const contents = names.map((n) => `exports[${JSON.stringify(n)}] = () => require(${JSON.stringify(n)});`).join("\n");
+	await build({
+		...common,
+		stdin: { contents, resolveDir: here, sourcefile: `vendor-${family}.js`, loader: "js" },
+		outfile: join(outdir, `vendor-${family}.js`),
+	});
+}

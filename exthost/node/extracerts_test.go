@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/atomic-cli/atomic/ext"
 	"github.com/atomic-cli/atomic/ext/host"
@@ -39,7 +40,7 @@ func TestDeferExtraCACerts(t *testing.T) {
 // got, and what NODE_EXTRA_CA_CERTS its child processes see.
 const certsTS = `
 import * as https from "node:https";
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { Type } from "typebox";
 const get = (url: string) => new Promise<string>((resolve) => {
 	https.get(url, (res) => { let b = ""; res.on("data", (c) => (b += c)); res.on("end", () => resolve(b)); })
@@ -52,7 +53,8 @@ export default function (pi) {
 		async execute(_id, params) {
 			const viaFetch = await fetch(params.url).then((r) => r.text(), (e: any) => "error " + (e.cause?.code ?? e.message));
 			const viaHttps = await get(params.url);
-			const child = execFileSync(process.execPath, ["-e", "process.stdout.write(String(process.env.NODE_EXTRA_CA_CERTS))"]).toString();
+			const child = await new Promise<string>((resolve) =>
+				execFile(process.execPath, ["-e", "process.stdout.write(String(process.env.NODE_EXTRA_CA_CERTS))"], (err, out) => resolve(err ? "error " + err.message : String(out))));
 			return { content: [{ type: "text", text: [viaFetch, viaHttps, child, String(process.env.ATOMIC_NODE_EXTRA_CA_CERTS)].join("|") }], details: {} };
 		},
 	});
@@ -76,7 +78,9 @@ func TestExtraCACertsTrustedLazily(t *testing.T) {
 	run := func(env []string) string {
 		t.Helper()
 		var stderr bytes.Buffer
-		sup := New([]string{extPath}, host.Options{Stderr: &stderr, Env: env}, Options{CacheDir: t.TempDir()})
+		// The first fetch compiles undici and builds the root store: under load that may block
+		// the host past the default 1 s heartbeat bound, so the bound is atomic's default.
+		sup := New([]string{extPath}, host.Options{Stderr: &stderr, Env: env, HandlerTimeout: 30 * time.Second}, Options{CacheDir: t.TempDir()})
 		defer sup.Close()
 		r := ext.NewRunner(nil)
 		if es := r.Load(nil, []string{extPath}, sup.Factories()); len(es) > 0 {

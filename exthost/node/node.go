@@ -2,7 +2,7 @@ package node
 
 import (
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -11,13 +11,49 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/atomic-cli/atomic/ext/host"
 	"github.com/atomic-cli/atomic/ext/protocol"
 )
 
-//go:embed dist/host.js
-var bundle []byte
+// dist holds the host (host.js) and the package families it loads on first use (vendor-*.js),
+// built by build.mjs.
+//
+//go:embed dist/*.js
+var dist embed.FS
+
+// bundle is dist/host.js.
+var bundle = mustReadDist("host.js")
+
+func mustReadDist(name string) []byte {
+	b, err := dist.ReadFile("dist/" + name)
+	if err != nil {
+		panic("exthost/node: the embedded dist/ lacks " + name)
+	}
+	return b
+}
+
+// distFiles returns the embedded files of dist/ by name, in name order.
+func distFiles() []string {
+	ents, _ := dist.ReadDir("dist")
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// distHash is the SHA-256 of every file of dist/ (name, size and content), hex.
+var distHash = sync.OnceValue(func() string {
+	h := sha256.New()
+	for _, name := range distFiles() {
+		b := mustReadDist(name)
+		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+})
 
 // MinNodeMajor is the oldest Node.js major version the host runs on.
 const MinNodeMajor = 20
@@ -35,7 +71,7 @@ const bootstrap = `globalThis.__atomicImport=(u)=>import(u);const fs=require("fs
 	`const m=new M(file,null);m.filename=file;m.paths=M._nodeModulePaths(path.dirname(file));` +
 	`script.runInThisContext().call(m.exports,m.exports,M.createRequire(file),m,file,path.dirname(file));`
 
-// Bundle returns the embedded host bundle (dist/host.js).
+// Bundle returns the embedded host bundle (dist/host.js; the vendor files it loads are apart).
 func Bundle() []byte { return bundle }
 
 // NodePath returns the node executable: $ATOMIC_NODE when set, else node on PATH.
@@ -53,9 +89,9 @@ func NodePath(getenv func(string) string) (string, error) {
 	return p, nil
 }
 
-// WriteBundle writes the host bundle under cacheDir (content-addressed: atomic/exthost-<hash>/
-// host.js) unless it is there already, and returns its path. cacheDir "" is the user cache
-// directory, else the temporary directory.
+// WriteBundle writes the host bundle under cacheDir (content-addressed: atomic/exthost-<hash>/,
+// host.js and the vendor-*.js files it loads) unless it is there already, and returns the path of
+// host.js. cacheDir "" is the user cache directory, else the temporary directory.
 func WriteBundle(cacheDir string) (string, error) {
 	if cacheDir == "" {
 		if d, err := os.UserCacheDir(); err == nil {
@@ -64,20 +100,31 @@ func WriteBundle(cacheDir string) (string, error) {
 			cacheDir = os.TempDir()
 		}
 	}
-	sum := sha256.Sum256(bundle)
-	dir := filepath.Join(cacheDir, "atomic", "exthost-"+hex.EncodeToString(sum[:8]))
-	file := filepath.Join(dir, "host.js")
-	if fi, err := os.Stat(file); err == nil && fi.Size() == int64(len(bundle)) {
-		return file, nil
+	dir := filepath.Join(cacheDir, "atomic", "exthost-"+distHash()[:16])
+	for _, name := range distFiles() {
+		if err := writeDistFile(dir, name); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, "host.js"), nil
+}
+
+// writeDistFile writes dist/name into dir unless a file of its size is there (the directory is
+// named by the content's hash); a temporary file renamed, as hosts may start at once.
+func writeDistFile(dir, name string) error {
+	b := mustReadDist(name)
+	file := filepath.Join(dir, name)
+	if fi, err := os.Stat(file); err == nil && fi.Size() == int64(len(b)) {
+		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("extension host: %w", err)
+		return fmt.Errorf("extension host: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "host-*.js")
+	tmp, err := os.CreateTemp(dir, "tmp-*.js")
 	if err != nil {
-		return "", fmt.Errorf("extension host: %w", err)
+		return fmt.Errorf("extension host: %w", err)
 	}
-	_, err = tmp.Write(bundle)
+	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
@@ -86,9 +133,9 @@ func WriteBundle(cacheDir string) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp.Name())
-		return "", fmt.Errorf("extension host: writing %s: %w", file, err)
+		return fmt.Errorf("extension host: writing %s: %w", file, err)
 	}
-	return file, nil
+	return nil
 }
 
 // Options configure New beyond the supervisor's own options.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,24 +20,37 @@ import (
 	"github.com/atomic-cli/atomic/tool"
 )
 
-// TestBundleCurrent fails when dist/host.js differs from what build.mjs makes of src/ and the
-// locked packages. It needs node_modules (npm ci in exthost/node).
+// TestBundleCurrent fails when dist/ (host.js and the vendor files) differs from what build.mjs
+// makes of src/ and the locked packages. It needs node_modules (npm ci in exthost/node).
 func TestBundleCurrent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("node_modules", "esbuild")); err != nil {
 		t.Skip("exthost/node/node_modules is absent: run `npm ci` in exthost/node to check the bundle")
 	}
 	nodePath := needNode(t)
-	out := filepath.Join(t.TempDir(), "host.js")
+	out := t.TempDir()
 	cmd := exec.Command(nodePath, "build.mjs", out)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node build.mjs: %v\n%s", err, b)
 	}
-	fresh, err := os.ReadFile(out)
+	ents, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(fresh, bundle) {
-		t.Fatalf("dist/host.js is not the build of src/ (%d bytes, fresh build %d): run `npm ci && npm run build` in exthost/node and rebuild atomic", len(bundle), len(fresh))
+	var fresh []string
+	for _, e := range ents {
+		fresh = append(fresh, e.Name())
+	}
+	if embedded := distFiles(); !slices.Equal(fresh, embedded) {
+		t.Fatalf("dist/ holds %q, a fresh build %q: run `npm ci && npm run build` in exthost/node and rebuild atomic", embedded, fresh)
+	}
+	for _, name := range fresh {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b, mustReadDist(name)) {
+			t.Errorf("dist/%s is not the build of src/ (%d bytes, fresh build %d): run `npm ci && npm run build` in exthost/node and rebuild atomic", name, len(mustReadDist(name)), len(b))
+		}
 	}
 }
 

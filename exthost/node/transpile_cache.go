@@ -69,7 +69,7 @@ const transpileVersion = "2: import.meta per bundled file"
 
 // bundleHash identifies the host bundle and the transpiler in cache keys.
 func bundleHash() string {
-	sum := sha256.Sum256(append([]byte(transpileVersion), bundle...))
+	sum := sha256.Sum256([]byte(transpileVersion + "\x00" + distHash()))
 	return hex.EncodeToString(sum[:8])
 }
 

@@ -2,13 +2,12 @@
 // ExtensionCommandContext (seed 004) over the atomic extension protocol, and serves the core's
 // requests (docs/extension-protocol.md).
 
-import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import Module from "node:module";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import * as components from "./components";
+import { childProcess, nodeCrypto } from "./lazy";
 import { hostInfo } from "./modules";
 import { apiProviders, registerApiProvider } from "./piai";
 import { ErrorCodes, notify, request, requestCancellable, RpcError, syncCall, timeLeft, watchContext } from "./rpc";
@@ -624,7 +623,7 @@ function execLocal(command: string, args: string[] = [], options: { cwd?: string
 		let stdout = "";
 		let stderr = "";
 		let killed = false;
-		const child = spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
+		const child = childProcess().spawn(command, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
 		const kill = () => {
 			killed = true;
 			child.kill("SIGKILL");
@@ -772,7 +771,7 @@ const ESM_MARKER = "// atomic:esm\n";
  */
 async function importModule(p: { generation: number; ext: number; path: string }, code: string): Promise<any> {
 	const dir = path.join(path.dirname(__filename), "ext");
-	const file = path.join(dir, createHash("sha256").update(code).digest("hex").slice(0, 32) + ".mjs");
+	const file = path.join(dir, nodeCrypto().createHash("sha256").update(code).digest("hex").slice(0, 32) + ".mjs");
 	if (!fs.existsSync(file)) {
 		fs.mkdirSync(dir, { recursive: true });
 		const tmp = `${file}.${process.pid}`;

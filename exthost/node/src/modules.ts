@@ -7,11 +7,11 @@
 // loads under Node 20; @earendil-works/pi-tui itself needs Node 22). Everything else resolves
 // the normal Node way, from the extension's own directory.
 
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import Module from "node:module";
 import * as nodePath from "node:path";
 import * as extras from "./extras";
+import { childProcess } from "./lazy";
 import * as piai from "./piai";
 import * as pihelpers from "./pihelpers";
 import * as tools from "./tools";
@@ -144,7 +144,7 @@ export function createLocalBashOperations(opts: { shellPath?: string } = {}) {
 					reject(err);
 					return;
 				}
-				const child = spawn(shell, ["-c", command], { cwd, env: options.env ?? process.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+				const child = childProcess().spawn(shell, ["-c", command], { cwd, env: options.env ?? process.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
 				child.stdout.on("data", (d: Buffer) => options.onData?.(d));
 				child.stderr.on("data", (d: Buffer) => options.onData?.(d));
 				let failure: Error | undefined;

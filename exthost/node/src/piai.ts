@@ -6,7 +6,7 @@
 // stream classes (EventStream, AssistantMessageEventStream) are the ones a custom provider's
 // streamSimple returns.
 
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "./lazy";
 import { requestCancellable, syncCall } from "./rpc";
 
 /** EventStream is pi-ai's push-based async iterable with a final result. */
@@ -288,7 +288,7 @@ export const modelsAreEqual = (a: any, b: any) => !!a && !!b && a.id === b.id &&
 
 /** uuidv7 returns a time-ordered UUID (RFC 9562 version 7). */
 export function uuidv7(): string {
-	const b = randomBytes(16);
+	const b = nodeCrypto().randomBytes(16);
 	const ms = BigInt(Date.now());
 	for (let i = 0; i < 6; i++) b[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
 	b[6] = (b[6] & 0x0f) | 0x70;

@@ -2,7 +2,7 @@
 // the packages pinned in package-lock.json. Run `npm ci && npm run build` after editing src/;
 // TestBundleCurrent fails while the committed files differ from a fresh build.
 //
-// dist/host.js is the host (src/). The packages it serves to extensions are bundled apart, one
+// dist/host.js is the host (src/); dist/SHA256SUMS lists the SHA-256 of each file. The packages it serves to extensions are bundled apart, one
 // file per family (dist/vendor-<family>.js), and loaded on first use (src/vendor.ts): most
 // extensions import none of them, and they are nine tenths of the code, which Node would
 // otherwise read and V8 load on every start.
@@ -10,7 +10,8 @@
 // Usage: node build.mjs [outdir]   (default dist)
 
 import { build } from "esbuild";
-import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -74,3 +75,9 @@ for (const [family, names] of Object.entries(vendorFamilies)) {
 		outfile: join(outdir, `vendor-${family}.js`),
 	});
 }
+// SHA256SUMS names the content (node.go keys the host's directory by its hash).
+const sums = readdirSync(outdir)
+	.filter((f) => f.endsWith(".js"))
+	.sort()
+	.map((f) => `${createHash("sha256").update(readFileSync(join(outdir, f))).digest("hex")}  ${f}\n`);
+writeFileSync(join(outdir, "SHA256SUMS"), sums.join(""));

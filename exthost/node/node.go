@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,42 +18,37 @@ import (
 	"github.com/atomic-cli/atomic/ext/protocol"
 )
 
-// dist holds the host (host.js) and the package families it loads on first use (vendor-*.js),
-// built by build.mjs.
+// dist holds the host (host.js), the package families it loads on first use (vendor-*.js) and
+// SHA256SUMS (the SHA-256 of each, in sha256sum's format), all written by build.mjs. Nothing here
+// reads or hashes the scripts on a start where they are on disk already: their directory is named
+// by the hash of SHA256SUMS, and a file is written only when it is missing there.
 //
-//go:embed dist/*.js
+//go:embed dist
 var dist embed.FS
 
-// bundle is dist/host.js.
-var bundle = mustReadDist("host.js")
+// sumsFile is dist's list of SHA-256 sums.
+const sumsFile = "SHA256SUMS"
 
-func mustReadDist(name string) []byte {
-	b, err := dist.ReadFile("dist/" + name)
-	if err != nil {
-		panic("exthost/node: the embedded dist/ lacks " + name)
-	}
-	return b
-}
-
-// distFiles returns the embedded files of dist/ by name, in name order.
+// distFiles returns the names of the scripts of dist/, in name order.
 func distFiles() []string {
 	ents, _ := dist.ReadDir("dist")
 	names := make([]string, 0, len(ents))
 	for _, e := range ents {
-		names = append(names, e.Name())
+		if e.Name() != sumsFile {
+			names = append(names, e.Name())
+		}
 	}
 	return names
 }
 
-// distHash is the SHA-256 of every file of dist/ (name, size and content), hex.
+// distHash identifies the content of dist/: the SHA-256 of its SHA256SUMS, hex.
 var distHash = sync.OnceValue(func() string {
-	h := sha256.New()
-	for _, name := range distFiles() {
-		b := mustReadDist(name)
-		fmt.Fprintf(h, "%s\x00%d\x00", name, len(b))
-		h.Write(b)
+	b, err := dist.ReadFile("dist/" + sumsFile)
+	if err != nil {
+		panic("exthost/node: the embedded dist/ lacks " + sumsFile)
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 })
 
 // MinNodeMajor is the oldest Node.js major version the host runs on.
@@ -72,7 +68,10 @@ const bootstrap = `globalThis.__atomicImport=(u)=>import(u);const fs=require("fs
 	`script.runInThisContext().call(m.exports,m.exports,M.createRequire(file),m,file,path.dirname(file));`
 
 // Bundle returns the embedded host bundle (dist/host.js; the vendor files it loads are apart).
-func Bundle() []byte { return bundle }
+func Bundle() []byte {
+	b, _ := dist.ReadFile("dist/host.js")
+	return b
+}
 
 // NodePath returns the node executable: $ATOMIC_NODE when set, else node on PATH.
 func NodePath(getenv func(string) string) (string, error) {
@@ -112,9 +111,17 @@ func WriteBundle(cacheDir string) (string, error) {
 // writeDistFile writes dist/name into dir unless a file of its size is there (the directory is
 // named by the content's hash); a temporary file renamed, as hosts may start at once.
 func writeDistFile(dir, name string) error {
-	b := mustReadDist(name)
+	src, err := dist.Open("dist/" + name)
+	if err != nil {
+		return fmt.Errorf("extension host: the embedded dist/ lacks %s", name)
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return fmt.Errorf("extension host: %w", err)
+	}
 	file := filepath.Join(dir, name)
-	if fi, err := os.Stat(file); err == nil && fi.Size() == int64(len(b)) {
+	if have, err := os.Stat(file); err == nil && have.Size() == fi.Size() {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -124,7 +131,7 @@ func writeDistFile(dir, name string) error {
 	if err != nil {
 		return fmt.Errorf("extension host: %w", err)
 	}
-	_, err = tmp.Write(b)
+	_, err = io.Copy(tmp, src)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -3,7 +3,10 @@ package node
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +23,8 @@ import (
 	"github.com/atomic-cli/atomic/tool"
 )
 
-// TestBundleCurrent fails when dist/ (host.js and the vendor files) differs from what build.mjs
-// makes of src/ and the locked packages. It needs node_modules (npm ci in exthost/node).
+// TestBundleCurrent fails when dist/ (host.js, the vendor files, SHA256SUMS) differs from what
+// build.mjs makes of src/ and the locked packages. It needs node_modules (npm ci in exthost/node).
 func TestBundleCurrent(t *testing.T) {
 	if _, err := os.Stat(filepath.Join("node_modules", "esbuild")); err != nil {
 		t.Skip("exthost/node/node_modules is absent: run `npm ci` in exthost/node to check the bundle")
@@ -32,15 +35,19 @@ func TestBundleCurrent(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node build.mjs: %v\n%s", err, b)
 	}
-	ents, err := os.ReadDir(out)
+	names := func(ents []fs.DirEntry) (out []string) {
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	freshEnts, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fresh []string
-	for _, e := range ents {
-		fresh = append(fresh, e.Name())
-	}
-	if embedded := distFiles(); !slices.Equal(fresh, embedded) {
+	embeddedEnts, _ := dist.ReadDir("dist")
+	fresh, embedded := names(freshEnts), names(embeddedEnts)
+	if !slices.Equal(fresh, embedded) {
 		t.Fatalf("dist/ holds %q, a fresh build %q: run `npm ci && npm run build` in exthost/node and rebuild atomic", embedded, fresh)
 	}
 	for _, name := range fresh {
@@ -48,9 +55,39 @@ func TestBundleCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(b, mustReadDist(name)) {
-			t.Errorf("dist/%s is not the build of src/ (%d bytes, fresh build %d): run `npm ci && npm run build` in exthost/node and rebuild atomic", name, len(mustReadDist(name)), len(b))
+		if have, _ := dist.ReadFile("dist/" + name); !bytes.Equal(b, have) {
+			t.Errorf("dist/%s is not the build of src/ (%d bytes, fresh build %d): run `npm ci && npm run build` in exthost/node and rebuild atomic", name, len(have), len(b))
 		}
+	}
+}
+
+// TestDistSums: SHA256SUMS, which names the directory the host runs from, lists every embedded
+// script with its content's hash (a hand-edited script would otherwise run from a stale copy).
+func TestDistSums(t *testing.T) {
+	sums, err := dist.ReadFile("dist/" + sumsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, line := range strings.Split(strings.TrimSuffix(string(sums), "\n"), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("%s: malformed line %q", sumsFile, line)
+		}
+		b, err := dist.ReadFile("dist/" + name)
+		if err != nil {
+			t.Fatalf("%s lists %s: %v", sumsFile, name, err)
+		}
+		if h := sha256.Sum256(b); hex.EncodeToString(h[:]) != sum {
+			t.Errorf("dist/%s does not match its SHA-256 in %s: run `npm run build` in exthost/node", name, sumsFile)
+		}
+		listed = append(listed, name)
+	}
+	if files := distFiles(); !slices.Equal(listed, files) {
+		t.Errorf("%s lists %q, dist/ holds %q", sumsFile, listed, files)
+	}
+	if !slices.Contains(listed, "host.js") {
+		t.Error("dist/ has no host.js")
 	}
 }
 

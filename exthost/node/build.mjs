@@ -29,6 +29,8 @@ const vendorFamilies = {
 const familyOf = new Map(Object.entries(vendorFamilies).flatMap(([family, names]) => names.map((n) => [n, family])));
 
 const common = {
+	// Module names in the output are relative to this directory, wherever the build runs from.
+	absWorkingDir: here,
 	bundle: true,
 	platform: "node",
 	format: "cjs",

@@ -56,7 +56,7 @@ const MinNodeMajor = 20
 
 // bootstrap loads host.js through a V8 code cache kept next to it (host.js.cache), which saves
 // most of the bundle's compile time on every start after the first. When there is no usable
-// cache, the host writes one once it has answered initialize (globalThis.__atomicCodeCache).
+// cache, the host writes one when it exits (globalThis.__atomicCodeCache).
 // globalThis.__atomicImport is this script's import(), which code compiled by vm.Script lacks:
 // the host loads extensions transpiled to ES modules with it.
 const bootstrap = `globalThis.__atomicImport=(u)=>import(u);const fs=require("fs"),path=require("path"),vm=require("vm"),M=require("module");` +

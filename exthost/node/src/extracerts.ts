@@ -6,7 +6,7 @@
 // the file's certificates as well as Node's bundled roots, as Node's own start-up loading does,
 // and the variable is restored in process.env so the extensions' child processes get it as before.
 
-import * as fs from "node:fs";
+import fs = require("node:fs");
 import type { SecureContext, SecureContextOptions } from "node:tls";
 
 type TLS = typeof import("node:tls");

@@ -1,7 +1,7 @@
 // Smaller exports of @bastani/atomic outside the TUI: highlightCode and getLanguageFromPath,
 // the keybinding text helpers (uisurf.ts), and the static SessionManager.list / listAll.
 
-import * as path from "node:path";
+import path = require("node:path");
 import { syncCall } from "./rpc";
 
 /**

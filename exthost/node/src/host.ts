@@ -2,9 +2,9 @@
 // ExtensionCommandContext (seed 004) over the atomic extension protocol, and serves the core's
 // requests (docs/extension-protocol.md).
 
-import * as fs from "node:fs";
-import Module from "node:module";
-import * as path from "node:path";
+import fs = require("node:fs");
+import Module = require("node:module");
+import path = require("node:path");
 import { pathToFileURL } from "node:url";
 import * as components from "./components";
 import { childProcess, nodeCrypto } from "./lazy";

@@ -1,6 +1,11 @@
 // Entry point of atomic's Node.js extension host (exthost/node). The core starts it as
 // `node host.js` with the main channel on fds 5 and 6 and the sync channel on fds 3 and 4 (made
 // close-on-exec before any extension runs); see docs/extension-protocol.md.
+//
+// Start-up matters here (every run with a TypeScript extension pays it): Node's modules are
+// imported as `import x = require(...)`, since the bundle would copy every export of a namespace
+// import (`import * as x`) into a new object when it starts; modules needed only on some paths
+// load on first use (lazy.ts), and so do the packages served to extensions (vendor.ts).
 
 import "./guard";
 import "./extracerts";
@@ -18,10 +23,11 @@ type RequestHandler = (id: number | string, params: any) => unknown;
 
 const requests: Record<string, RequestHandler> = {
 	initialize: (_id, p) => {
-		// The bootstrap asks for a V8 code cache of this bundle when it had none: write it once
-		// the host is up, off the critical path of the first load.
+		// The bootstrap asks for a V8 code cache of this bundle when it had none: write it when
+		// the host exits, so it holds every function this run compiled (loading, dispatch,
+		// shutdown), which later hosts then need not compile.
 		const writeCache = (globalThis as any).__atomicCodeCache;
-		if (typeof writeCache === "function") setTimeout(writeCache, 50);
+		if (typeof writeCache === "function") process.once("exit", writeCache);
 		return host.initialize(p);
 	},
 	load: (_id, p) => host.load(p),

@@ -8,8 +8,8 @@
 // the normal Node way, from the extension's own directory.
 
 import { existsSync } from "node:fs";
-import Module from "node:module";
-import * as nodePath from "node:path";
+import Module = require("node:module");
+import nodePath = require("node:path");
 import * as extras from "./extras";
 import { childProcess } from "./lazy";
 import * as piai from "./piai";

@@ -7,8 +7,8 @@
 // Writes are synchronous (fs.writeSync) so the order of everything the host sends is the order
 // in which extension code made the calls.
 
-import * as fs from "node:fs";
-import * as net from "node:net";
+import fs = require("node:fs");
+import net = require("node:net");
 
 export const PROTOCOL_VERSION = 1;
 

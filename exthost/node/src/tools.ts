@@ -9,7 +9,7 @@
 // (pi's ReadOperations, BashOperations, …), the tool runs here on top of them, with the same
 // truncation helpers and result texts as the Go tools.
 
-import * as path from "node:path";
+import path = require("node:path");
 import { createLocalBashOperations, withFileMutationQueue } from "./modules";
 import { requestCancellable, syncCall } from "./rpc";
 import { DEFAULT_MAX_BYTES, formatSize, GREP_MAX_LINE_LENGTH, truncateHead, truncateLine, truncateTail } from "./truncate";

@@ -4,10 +4,10 @@
 // compiled with a V8 code cache kept next to it (<file>.cache), written at exit by the first host
 // that had none.
 
-import * as fs from "node:fs";
-import Module from "node:module";
-import * as path from "node:path";
-import * as vm from "node:vm";
+import fs = require("node:fs");
+import Module = require("node:module");
+import path = require("node:path");
+import vm = require("node:vm");
 
 /** A vendor file's exports: by import name, a function returning that module. */
 type Family = Record<string, () => unknown>;

@@ -19,14 +19,31 @@ const here = dirname(fileURLToPath(import.meta.url));
 const outdir = resolve(process.argv[2] ?? join(here, "dist"));
 
 // The families: the import names the host serves from each vendor file. A vendor file exports,
-// by name, a function returning that module, so a family's modules are evaluated only when used.
+// by name, a function returning that module as CommonJS sees it (an object of the exports, with
+// __esModule). An "esm" family is bundled from its packages' ES modules, which esbuild joins into
+// one scope that loads at once, about twice as fast as the same code as separate CommonJS
+// modules (the typebox family: 22 -> 14 ms of CPU with its code cache); the others are required
+// module by module.
 const vendorFamilies = {
-	typebox: ["typebox", "typebox/value", "typebox/compile"],
-	sinclair: ["@sinclair/typebox", "@sinclair/typebox/value", "@sinclair/typebox/compiler"],
-	pitui: ["@mariozechner/pi-tui"],
+	typebox: { esm: true, names: ["typebox", "typebox/value", "typebox/compile"] },
+	sinclair: { esm: true, names: ["@sinclair/typebox", "@sinclair/typebox/value", "@sinclair/typebox/compiler"] },
+	// pi-tui spends its load time in its own top-level code (Intl.Segmenter, Unicode regexps).
+	pitui: { esm: false, names: ["@mariozechner/pi-tui"] },
 };
 
-const familyOf = new Map(Object.entries(vendorFamilies).flatMap(([family, names]) => names.map((n) => [n, family])));
+/** vendorEntry is the source of a family's vendor file. */
+function vendorEntry({ esm, names }) {
+	const q = JSON.stringify;
+	if (!esm) return names.map((n) => `exports[${q(n)}] = () => require(${q(n)});`).join("\n");
+	return [
+		...names.map((n, i) => `import * as m${i} from ${q(n)};`),
+		// What esbuild's require() of an ES module returns: the exports as getters, and __esModule.
+		"const cjs = (ns) => { const o = Object.defineProperty({}, \"__esModule\", { value: true }); for (const k of Object.keys(ns)) Object.defineProperty(o, k, { get: () => ns[k], enumerable: true }); return o; };",
+		...names.map((n, i) => `let c${i}; exports[${q(n)}] = () => (c${i} ??= cjs(m${i}));`),
+	].join("\n");
+}
+
+const familyOf = new Map(Object.entries(vendorFamilies).flatMap(([family, { names }]) => names.map((n) => [n, family])));
 
 const common = {
 	// Module names in the output are relative to this directory, wherever the build runs from.
@@ -69,8 +86,8 @@ mkdirSync(outdir, { recursive: true });
 // A family removed here leaves no stale file behind.
 for (const f of readdirSync(outdir)) if (/^vendor-.*\.js$/.test(f)) rmSync(join(outdir, f));
 await build({ ...common, entryPoints: [join(here, "src", "main.ts")], outfile: join(outdir, "host.js"), plugins: [vendorPlugin] });
-for (const [family, names] of Object.entries(vendorFamilies)) {
-	const contents = names.map((n) => `exports[${JSON.stringify(n)}] = () => require(${JSON.stringify(n)});`).join("\n");
+for (const [family, spec] of Object.entries(vendorFamilies)) {
+	const contents = vendorEntry(spec);
 	await build({
 		...common,
 		stdin: { contents, resolveDir: here, sourcefile: `vendor-${family}.js`, loader: "js" },

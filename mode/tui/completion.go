@@ -35,6 +35,14 @@ const maxVisible = 5
 // refreshCompletion opens, updates or closes the list for the text before the cursor. force is
 // Tab: path completion even without a trigger.
 func (m *model) refreshCompletion(force bool) {
+	if m.rt == nil {
+		// Before the runtime: the built-in list without extension commands and providers;
+		// attach computes it again with them.
+		m.complete = m.builtinCompletion(m.ed.BeforeCursor(), m.ed.Text(), force, true)
+		m.completeStale = true
+		return
+	}
+	m.completeStale = false
 	if chain := m.ext.autocompleteChain(); chain != nil {
 		m.providerCompletion(chain, force)
 		return
@@ -58,6 +66,8 @@ func (m *model) builtinCompletion(before, full string, force, async bool) *compl
 			if len(items) > 0 {
 				return &completion{kind: "arg", prefix: rest, items: items}
 			}
+		} else if m.rt == nil {
+			return nil
 		} else if ec, _, ok := m.rt.Session().Runner().Command(name); ok && ec.Completions != nil && !isBuiltin {
 			if async {
 				m.extArgCompletion(ec.Completions, before, rest)
@@ -79,6 +89,14 @@ func (m *model) builtinCompletion(before, full string, force, async bool) *compl
 	return nil
 }
 
+// cwd is the session's working directory (the one given to UI.Start before the runtime exists).
+func (m *model) cwd() string {
+	if m.rt == nil {
+		return m.preCwd
+	}
+	return m.rt.Session().Store().Cwd()
+}
+
 // lastToken is the text after the last delimiter (space, tab, quote, =) before the cursor.
 func lastToken(s string) string {
 	i := strings.LastIndexFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == '"' || r == '\'' || r == '=' })
@@ -95,7 +113,11 @@ func (m *model) slashCompletion(prefix string) *completion {
 		items = append(items, command.Completion{Value: c.Name, Label: "/" + c.Name, Description: d})
 	}
 	// Extension commands, prompt templates and skills: the registry RPC get_commands lists.
-	for _, c := range m.rt.Session().SlashCommands() {
+	var extra []ext.CommandInfo
+	if m.rt != nil {
+		extra = m.rt.Session().SlashCommands()
+	}
+	for _, c := range extra {
 		if _, builtin := m.cmds.Lookup(c.Name); builtin {
 			continue
 		}
@@ -122,7 +144,7 @@ const maxFileScan = 20000
 // gitignore-aware through `git ls-files` when the cwd is a repository.
 func (m *model) fileCompletion(tok string) *completion {
 	q := strings.TrimPrefix(tok, "@")
-	cwd := m.rt.Session().Store().Cwd()
+	cwd := m.cwd()
 	if m.fileList == nil || m.fileListDir != cwd {
 		m.fileList, m.fileListDir = listFiles(cwd), cwd
 	}
@@ -225,7 +247,7 @@ func listFiles(cwd string) []string {
 
 // pathCompletion lists the directory of the typed prefix (tui.md §3.4 Tab path completion).
 func (m *model) pathCompletion(tok string) *completion {
-	cwd := m.rt.Session().Store().Cwd()
+	cwd := m.cwd()
 	dirPart, base := filepath.Split(tok)
 	dir := dirPart
 	switch {
@@ -278,7 +300,7 @@ func (m *model) completionKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case m.km.Matches(k, keys.Submit):
 		return m.applyCompletion(c.kind == "slash" || c.kind == "provider" && builtinSlash(c.req, c.prefix)), true
 	case m.km.Matches(k, keys.SelectCancel) && keys.Press(k) == "esc":
-		m.complete = nil
+		m.complete, m.completeStale = nil, false
 		return nil, true
 	}
 	return nil, false
@@ -288,7 +310,7 @@ func (m *model) completionKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 // with Enter is submitted at once (tui.md §2.2).
 func (m *model) applyCompletion(submit bool) tea.Cmd {
 	c := m.complete
-	m.complete = nil
+	m.complete, m.completeStale = nil, false
 	if c == nil || len(c.items) == 0 {
 		return nil
 	}

@@ -153,38 +153,110 @@ func (m *model) ctrlCToComponent(cd *customDialog, k tea.KeyPressMsg) (tea.Cmd, 
 	return nil, true
 }
 
-// onKeyStarting handles keys before the runtime is attached: the editor works, Enter keeps the
-// prompt for the runtime, Ctrl+C twice (or Ctrl+D on an empty editor) quits.
+// onKeyStarting handles keys before the runtime is attached, so that input typed while the
+// session starts ends up exactly as it would once it is ready: keys that only edit the text (and
+// Ctrl+C, Ctrl+D on an empty editor, Ctrl+Z, Ctrl+G, the tool/thinking toggles, scrolling) act at
+// once, with the built-in completion list (commands, @files, paths) following the text; keys
+// whose effect needs the session or the full completion list (Escape, the model and thinking
+// keys, follow-up and dequeue, possible extension shortcuts, and Tab, Enter, Up and Down on a
+// slash command or an open list) are held, with every key after them, and replayed in order once
+// the runtime is attached (attach). Enter on other text keeps the prompt for the runtime.
 func (m *model) onKeyStarting(k tea.KeyPressMsg) tea.Cmd {
-	switch {
-	case m.km.Matches(k, keys.Clear):
+	if m.km.Matches(k, keys.Clear) {
+		// Always at once, so a stuck start can be left: the second press quits, the first
+		// clears the editor and drops what was held.
 		if time.Since(m.lastCtrlC) < doublePress {
 			return m.Quit()
 		}
 		m.lastCtrlC = time.Now()
 		m.ed.Reset()
+		m.complete, m.completeStale, m.held = nil, false, nil
 		return nil
-	case m.km.Matches(k, keys.Exit) && m.ed.Empty():
-		return m.Quit()
+	}
+	if len(m.held) > 0 || m.holdKey(k) {
+		m.held = append(m.held, k)
+		return nil
+	}
+	if m.complete != nil {
+		if cmd, used := m.completionKey(k); used {
+			return cmd
+		}
+	}
+	for _, a := range m.km.Actions(k) {
+		switch a {
+		case keys.Exit, keys.Suspend, keys.EditorExternal, keys.ToolsExpand, keys.ThinkingToggle, keys.PasteImage,
+			keys.ViewPageUp, keys.ViewPageDown, keys.ViewHalfPageUp, keys.ViewHalfPageDown,
+			keys.ViewLineUp, keys.ViewLineDown, keys.ViewTop, keys.ViewBottom:
+			if cmd, used := m.appAction(a, k); used {
+				return cmd
+			}
+		case keys.Interrupt:
+			return nil // Escape on text with nothing to interrupt (holdKey held the rest)
+		}
+	}
+	switch {
 	case m.km.Matches(k, keys.Submit):
+		if strings.HasSuffix(m.ed.BeforeCursor(), "\\") {
+			m.ed.ReplaceBeforeCursor(1, "\n")
+			return nil
+		}
 		text := strings.TrimSpace(m.ed.Value())
 		if text == "" {
 			return nil
 		}
 		m.ed.AddHistory(text)
 		m.ed.Reset()
-		m.prompts = append(m.prompts, text)
-		m.notice("info", "Starting… the prompt is sent once the session is ready")
+		m.complete, m.completeStale = nil, false
+		return m.submit(text)
+	case m.km.Matches(k, keys.Tab):
+		m.refreshCompletion(true)
+		if m.complete != nil && len(m.complete.items) == 1 {
+			return m.applyCompletion(false)
+		}
 		return nil
 	}
-	m.ed.HandleKey(k)
+	if m.ed.HandleKey(k) {
+		m.refreshCompletion(false)
+		return nil
+	}
+	m.held = append(m.held, k) // maybe an extension shortcut: known once extensions are loaded
 	return nil
+}
+
+// holdKey reports whether a key typed before the runtime is attached waits for it
+// (onKeyStarting).
+func (m *model) holdKey(k tea.KeyPressMsg) bool {
+	slash := strings.HasPrefix(m.ed.Text(), "/") && !strings.Contains(m.ed.BeforeCursor(), "\n")
+	if (m.complete != nil || slash) && (m.km.Matches(k, keys.Tab) || m.km.Matches(k, keys.Submit)) {
+		return true // the list, or the command, may be another once extensions are loaded
+	}
+	if m.complete != nil && (m.km.Matches(k, keys.SelectUp) || m.km.Matches(k, keys.SelectDown)) {
+		return true
+	}
+	for _, a := range m.km.Actions(k) {
+		switch a {
+		case keys.Interrupt:
+			if m.complete != nil {
+				return false // closes the list
+			}
+			// Escape interrupts the prompt sent at attach, clears `!` text, or (twice on an
+			// empty editor) opens the tree; on other text it does nothing.
+			return len(m.prompts) > 0 || m.ed.Empty() || strings.HasPrefix(strings.TrimSpace(m.ed.Text()), "!")
+		case keys.ThinkingCycle, keys.ModelCycleForward, keys.ModelCycleBackward, keys.ModelSelect,
+			keys.MessageFollowUp, keys.MessageDequeue:
+			return true
+		}
+	}
+	return false
 }
 
 // appAction runs an app.* or viewport action; used is false when the action does not apply now
 // (so the key falls through to the editor).
 func (m *model) appAction(a string, k tea.KeyPressMsg) (tea.Cmd, bool) {
-	s := m.rt.Session()
+	var s *session.Session // nil before the runtime is attached: onKeyStarting runs only actions without it
+	if m.rt != nil {
+		s = m.rt.Session()
+	}
 	switch a {
 	case keys.Interrupt:
 		switch {
@@ -354,6 +426,11 @@ func (m *model) restoreQueue() int {
 // submit handles a submitted line (tui.md §2.1 dispatch order): a built-in command, `!`/`!!`
 // user bash, a steer while working, or a new prompt.
 func (m *model) submit(text string) tea.Cmd {
+	if m.rt == nil {
+		m.prompts = append(m.prompts, text)
+		m.notice("info", "Starting… the prompt is sent once the session is ready")
+		return nil
+	}
 	if name, args, ok := command.Parse(text); ok {
 		if c, found := m.cmds.Lookup(name); found {
 			return c.Run(m, args)

@@ -105,6 +105,10 @@ type model struct {
 
 	// Before the runtime is attached (UI.Start): rt is nil; the footer names these.
 	preCwd, preModel string
+	// held are the keys and pastes typed before the runtime that wait for it (onKeyStarting);
+	// completeStale says the completion list was made without it (attach makes it again).
+	held          []tea.Msg
+	completeStale bool
 
 	// streaming state
 	cur   *chat.AssistantBlock
@@ -186,10 +190,27 @@ func (m *model) attach(a attachMsg) tea.Cmd {
 		m.chat.Append(b)
 	}
 	m.prompts = append(append([]string(nil), a.prompts...), m.prompts...)
-	if m.prompting || m.quitting {
+	if m.quitting {
 		return nil
 	}
-	return m.nextStartupPrompt()
+	var cmds []tea.Cmd
+	if !m.prompting {
+		cmds = append(cmds, m.nextStartupPrompt())
+	}
+	// What was typed meanwhile now acts as it would have once ready: the completion list is
+	// made again with the extensions' commands and providers, then the held keys are replayed.
+	if m.completeStale && m.keyDialog() == nil {
+		m.refreshCompletion(false)
+	}
+	held := m.held
+	m.held = nil
+	for _, msg := range held {
+		cmds = append(cmds, m.update(msg))
+	}
+	if len(held) > 0 {
+		m.ext.setMirror(m.ed.Value())
+	}
+	return tea.Batch(cmds...)
 }
 
 func (m *model) nextStartupPrompt() tea.Cmd {
@@ -412,6 +433,10 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 				m.popDone()
 				return cmd
 			}
+			return nil
+		}
+		if m.rt == nil && len(m.held) > 0 {
+			m.held = append(m.held, msg) // after held keys (onKeyStarting)
 			return nil
 		}
 		if path := clipimg.PastedPath(msg.Content); path != "" {

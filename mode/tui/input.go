@@ -426,6 +426,7 @@ func (m *model) restoreQueue() int {
 // submit handles a submitted line (tui.md §2.1 dispatch order): a built-in command, `!`/`!!`
 // user bash, a steer while working, or a new prompt.
 func (m *model) submit(text string) tea.Cmd {
+	m.chat.ScrollToEnd() // what is sent, and its answer, show even when the view was scrolled up
 	if m.rt == nil {
 		m.prompts = append(m.prompts, text)
 		m.notice("info", "Starting… the prompt is sent once the session is ready")

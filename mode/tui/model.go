@@ -545,10 +545,12 @@ func (m *model) popDone() {
 	m.dialogs = out
 }
 
-// notice adds a notice row; consecutive info notices collapse into one (tui.md §1.5).
+// notice adds a notice row; consecutive one-line info notices (statuses) collapse into one
+// (tui.md §1.5). A block of several lines (/hotkeys, /session, /mcp) is not a status: it stays,
+// and the next status does not replace it.
 func (m *model) notice(level, text string) {
-	if level == "info" {
-		if last, ok := m.chat.Last().(*chat.NoticeBlock); ok && last.Level == "info" {
+	if level == "info" && !strings.Contains(text, "\n") {
+		if last, ok := m.chat.Last().(*chat.NoticeBlock); ok && last.Level == "info" && !strings.Contains(last.Text, "\n") {
 			last.Text = text
 			m.chat.Touch(last)
 			return

@@ -646,14 +646,28 @@ func (m *model) frame() screen.Frame {
 		curRow, curCol, curOK = m.ed.Cursor()
 		slot = append(slot, m.completionLines(w)...)
 	}
+	foot := m.footerLines(w)
+	if len(dock)+len(slot)+len(foot)+len(below) > h {
+		// Too short for everything (a tiny terminal, a tall dialog): the editor slot comes first,
+		// then the footer, then what stands above the slot nearest to it, then the widgets below.
+		focus := -1
+		if curOK {
+			focus = curRow
+		}
+		if m.slotDialog() != nil {
+			if r := selectedRow(slot, m.th); r >= 0 {
+				focus = r // a list's selected row matters more than its search field
+			}
+		}
+		var start int
+		dock, slot, foot, below, start = fitDock(dock, slot, foot, below, h, focus)
+		curRow -= start
+		curOK = curOK && curRow >= 0 && curRow < len(slot)
+		slotTop = len(dock)
+	}
 	dock = append(dock, slot...)
 	dock = append(dock, below...) // between the editor and the footer, as pi's layout
-	dock = append(dock, m.footerLines(w)...)
-	if len(dock) > h {
-		cut := len(dock) - h
-		dock = dock[cut:]
-		slotTop -= cut
-	}
+	dock = append(dock, foot...)
 	th := h - len(dock)
 	// A reserving overlay (ReserveTranscriptRows) covers the bottom of the transcript: the
 	// transcript ends above it, so its newest rows stay readable and scroll into view.
@@ -708,6 +722,44 @@ func (m *model) reservedRows(h, th int) int {
 		}
 	}
 	return covered
+}
+
+// fitDock shortens the docked stack to h rows (frame): the slot keeps up to h rows, a window
+// holding its focus row (the cursor's or a list's selected row; -1: its top); the rows left go
+// to the footer, then to the rows above the slot nearest to it, then to the widgets below. start
+// is the first slot row kept.
+func fitDock(above, slot, foot, below []string, h, focus int) (a, s, f, b []string, start int) {
+	if len(slot) > h {
+		if focus >= h {
+			start = min(focus-h/2, len(slot)-h)
+		}
+		return nil, slot[start : start+h], nil, nil, start
+	}
+	left := h - len(slot)
+	if len(foot) > left {
+		foot = foot[:left]
+	}
+	left -= len(foot)
+	if len(above) > left {
+		above = above[len(above)-left:]
+	}
+	left -= len(above)
+	if len(below) > left {
+		below = below[:left]
+	}
+	return above, slot, foot, below, 0
+}
+
+// selectedRow finds the selected row of a dialog's lines, -1 when none: the built-in lists mark
+// it with an accent "→ " or "› " or the selectedBg background (mode/tui/selector, mode/tui/slot).
+func selectedRow(lines []string, th *theme.Theme) int {
+	acc, sel := th.FgSeq("accent"), th.BgSeq("selectedBg")
+	for i, l := range lines {
+		if (acc != "" && (strings.Contains(l, acc+"→ ") || strings.Contains(l, acc+"› "))) || (sel != "" && strings.Contains(l, sel)) {
+			return i
+		}
+	}
+	return -1
 }
 
 func (m *model) editorBorder() string {

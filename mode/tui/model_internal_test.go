@@ -2,11 +2,17 @@ package tui
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/atomic-cli/atomic/mode/tui/chat"
 	"github.com/atomic-cli/atomic/mode/tui/command"
 	"github.com/atomic-cli/atomic/mode/tui/keys"
+	"github.com/atomic-cli/atomic/mode/tui/slot"
 	"github.com/atomic-cli/atomic/mode/tui/theme"
 	"github.com/atomic-cli/atomic/mode/tui/tuitest"
 )
@@ -64,5 +70,39 @@ func TestSubmitFollowsTheEnd(t *testing.T) {
 	m.onKey(tuitest.Key("enter"))
 	if !m.chat.Following() {
 		t.Fatal("the view stayed scrolled up after a prompt was sent")
+	}
+}
+
+// TestTinyTerminalKeepsTheSlot: on a 20×5 terminal the editor slot comes before the footer, and
+// a dialog taller than the screen shows the window holding its selected row, not its last rows
+// (the hint line under the list).
+func TestTinyTerminalKeepsTheSlot(t *testing.T) {
+	m := startingModel(t)
+	m.setSize(20, 5)
+	plain := func() []string {
+		var out []string
+		for _, l := range m.frame().Lines {
+			out = append(out, ansi.Strip(l))
+		}
+		return out
+	}
+	m.ed.SetText("draft")
+	lines := plain()
+	if len(lines) != 5 || !slices.Contains(lines, "draft") || !strings.HasPrefix(lines[0], "─") {
+		t.Fatalf("the editor is not whole on a 20×5 screen: %q", lines)
+	}
+	var opts []string
+	for i := range 12 {
+		opts = append(opts, fmt.Sprintf("option %d", i))
+	}
+	d := slot.NewSelect(slot.Theme{Fg: m.th.Fg, Bg: m.th.Bg}, slot.Keys{Match: m.km.Matches, Hint: m.km.Hint}, "Pick", opts, 0, nil)
+	m.ShowDialog(d)
+	for i := range 8 {
+		lines = plain()
+		want := fmt.Sprintf("→ option %d", i)
+		if len(lines) != 5 || !slices.Contains(lines, want) {
+			t.Fatalf("selected row %q not on the 20×5 screen: %q", want, lines)
+		}
+		d.HandleKey(tuitest.Key("down"))
 	}
 }

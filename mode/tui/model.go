@@ -865,6 +865,29 @@ func (m *model) EditorText() string          { return m.ed.Value() }
 func (m *model) SetEditorText(t string)      { m.ed.SetText(t) }
 func (m *model) Notify(level, text string)   { m.notice(level, text) }
 func (m *model) Reload()                     { m.rebuild() }
+
+// ReloadUI implements /reload's part of the screen (tui.md §2.1, §4.1): keybindings.json is read
+// again, and the current theme is loaded again by name (an edited theme file shows). As at
+// start, a file that cannot be used is a warning and its defaults apply (tui.md §4.1).
+func (m *model) ReloadUI() {
+	km, kerr := keys.Load(m.opts.AgentDir)
+	if km != nil {
+		m.km = km
+		m.ed.SetKeys(km)
+		m.chat.Env.Keys = km
+		m.ext.mirrorKeys(km)
+	}
+	th, terr := m.opts.themes().Named(m.opts.Theme)
+	if th != nil {
+		m.SetTheme(th)
+	}
+	for _, err := range []error{kerr, terr} {
+		if err != nil {
+			m.notice("warning", err.Error())
+		}
+	}
+	m.chat.Invalidate()
+}
 func (m *model) Submit(text string) tea.Cmd  { return m.submit(text) }
 func (m *model) ToolsExpanded() bool         { return m.chat.Env.Expanded }
 func (m *model) ShowDialog(d component.Dialog) {

@@ -3,6 +3,8 @@ package tui
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -104,5 +106,26 @@ func TestTinyTerminalKeepsTheSlot(t *testing.T) {
 			t.Fatalf("selected row %q not on the 20×5 screen: %q", want, lines)
 		}
 		d.HandleKey(tuitest.Key("down"))
+	}
+}
+
+// TestReloadUIReadsKeybindings: /reload's screen part reads keybindings.json again; the header,
+// the editor and the hints use the new keys.
+func TestReloadUIReadsKeybindings(t *testing.T) {
+	dir := t.TempDir()
+	u := New(Options{AgentDir: dir})
+	m := newModel(context.Background(), nil, theme.Dark(), keys.Default(), command.Builtins(), Options{AgentDir: dir}, u.ext)
+	if h := m.km.Hint(keys.ThinkingCycle); h != "shift+tab" {
+		t.Fatalf("default thinking key %q", h)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "keybindings.json"), []byte(`{"app.thinking.cycle": "f2"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.ReloadUI()
+	if h := m.km.Hint(keys.ThinkingCycle); h != "f2" {
+		t.Fatalf("after reload the thinking key is %q, want f2", h)
+	}
+	if !strings.Contains(ansi.Strip(strings.Join(m.header(), "\n")), "f2 to cycle thinking") {
+		t.Fatalf("the header does not show the reloaded key: %q", m.header())
 	}
 }

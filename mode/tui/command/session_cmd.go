@@ -62,6 +62,10 @@ func runNew(h Host, _ string) tea.Cmd {
 	}
 }
 
+// uiReloader is the optional Host capability /reload uses to read keybindings.json and the
+// theme again.
+type uiReloader interface{ ReloadUI() }
+
 // runResume is /resume: the session picker over this folder's sessions (Tab: all of them).
 func runResume(h Host, _ string) tea.Cmd {
 	rt := h.Runtime()
@@ -335,6 +339,9 @@ func runReload(h Host, _ string) tea.Cmd {
 			return notify("error", "Reload failed: "+err.Error())
 		}
 		return later(func(h Host) tea.Cmd {
+			if r, ok := h.(uiReloader); ok {
+				r.ReloadUI()
+			}
 			h.Reload()
 			h.Notify("info", "Reloaded extensions, skills, prompts, themes and keybindings")
 			return nil

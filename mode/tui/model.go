@@ -866,6 +866,26 @@ func (m *model) SetEditorText(t string)      { m.ed.SetText(t) }
 func (m *model) Notify(level, text string)   { m.notice(level, text) }
 func (m *model) Reload()                     { m.rebuild() }
 
+func (m *model) Submit(text string) tea.Cmd { return m.submit(text) }
+func (m *model) ToolsExpanded() bool        { return m.chat.Env.Expanded }
+func (m *model) ShowDialog(d component.Dialog) {
+	m.complete = nil
+	m.dialogs = append(m.dialogs, d)
+}
+func (m *model) SetToolsExpanded(on bool) {
+	m.chat.Env.Expanded = on
+	m.ext.mirrorExpanded(on)
+	m.chat.Invalidate()
+}
+func (m *model) SetTheme(t *theme.Theme) {
+	m.th = t
+	m.ext.mirrorTheme(t)
+	m.chat.Env.Theme = t
+	m.chat.Env.MD = chat.NewMarkdown(t)
+	m.chat.Invalidate()
+	m.invalidateComponents()
+}
+
 // ReloadUI implements /reload's part of the screen (tui.md §2.1, §4.1): keybindings.json is read
 // again, and the current theme is loaded again by name (an edited theme file shows). As at
 // start, a file that cannot be used is a warning and its defaults apply (tui.md §4.1).
@@ -887,25 +907,6 @@ func (m *model) ReloadUI() {
 		}
 	}
 	m.chat.Invalidate()
-}
-func (m *model) Submit(text string) tea.Cmd  { return m.submit(text) }
-func (m *model) ToolsExpanded() bool         { return m.chat.Env.Expanded }
-func (m *model) ShowDialog(d component.Dialog) {
-	m.complete = nil
-	m.dialogs = append(m.dialogs, d)
-}
-func (m *model) SetToolsExpanded(on bool) {
-	m.chat.Env.Expanded = on
-	m.ext.mirrorExpanded(on)
-	m.chat.Invalidate()
-}
-func (m *model) SetTheme(t *theme.Theme) {
-	m.th = t
-	m.ext.mirrorTheme(t)
-	m.chat.Env.Theme = t
-	m.chat.Env.MD = chat.NewMarkdown(t)
-	m.chat.Invalidate()
-	m.invalidateComponents()
 }
 
 // Quit aborts any run and ends the program; the caller shuts the session down after the terminal

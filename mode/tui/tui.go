@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -217,11 +218,15 @@ type attachMsg struct {
 }
 
 func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
+	var exitText string
 	defer func() {
 		for i := len(u.cleanup) - 1; i >= 0; i-- {
 			u.cleanup[i]()
 		}
 		u.cleanup = nil
+		if exitText != "" && u.tt != nil {
+			_, _ = io.WriteString(u.tt.out, exitText)
+		}
 	}()
 	if err := u.Start("", ""); err != nil {
 		return 1, err
@@ -255,5 +260,28 @@ func (u *UI) run(ctx context.Context, rt *session.Runtime) (int, error) {
 	if failed {
 		return 1, u.progErr
 	}
+	exitText = m.exitOutput()
 	return 0, nil
+}
+
+// exitTranscriptLines bounds how much of the transcript exitOutput prints.
+const exitTranscriptLines = 2000
+
+// exitOutput is what stays on the terminal's main screen after the UI leaves its alternate
+// screen (Atomic's fullscreenExitOutput "transcript", its default): the end of the transcript as
+// it was shown (at most exitTranscriptLines lines), so the conversation stays in view and in the
+// scrollback as pi leaves it, then how to resume the session when it has a file.
+func (m *model) exitOutput() string {
+	var b strings.Builder
+	lines := m.chat.ViewAll(m.width, exitTranscriptLines)
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteString("\x1b[0m\n")
+	}
+	if m.rt != nil {
+		if st := m.rt.Session().Store(); st.SessionFile() != "" {
+			b.WriteString("\n" + m.th.Fg("dim", "Resume this session with: atomic -r "+st.SessionID()) + "\n")
+		}
+	}
+	return b.String()
 }

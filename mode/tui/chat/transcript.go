@@ -205,3 +205,24 @@ func (t *Transcript) View(width, height int) []string {
 	}
 	return out
 }
+
+// ViewAll returns the last lines of the whole transcript at width, at most limit of them, without
+// the scroll position or padding (what stays on the terminal when the UI ends). Only the blocks
+// that reach into those lines are rendered.
+func (t *Transcript) ViewAll(width, limit int) []string {
+	var chunks [][]string
+	total := 0
+	for i := len(t.items) - 1; i >= 0 && total < limit; i-- {
+		ls := t.lines(t.items[i], width)
+		chunks = append(chunks, ls)
+		total += len(ls)
+	}
+	out := make([]string, 0, min(total, limit))
+	for c := len(chunks) - 1; c >= 0; c-- {
+		out = append(out, chunks[c]...)
+	}
+	if len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out
+}

@@ -887,26 +887,29 @@ func (m *model) SetTheme(t *theme.Theme) {
 }
 
 // ReloadUI implements /reload's part of the screen (tui.md §2.1, §4.1): keybindings.json is read
-// again, and the current theme is loaded again by name (an edited theme file shows). As at
-// start, a file that cannot be used is a warning and its defaults apply (tui.md §4.1).
+// again (as at start, a file that cannot be used is a warning and the defaults apply), and a
+// current theme read from a file is read again, so its edits show (one that no longer loads is
+// a warning and the theme stays).
 func (m *model) ReloadUI() {
-	km, kerr := keys.Load(m.opts.AgentDir)
+	km, err := keys.Load(m.opts.AgentDir)
 	if km != nil {
 		m.km = km
 		m.ed.SetKeys(km)
 		m.chat.Env.Keys = km
 		m.ext.mirrorKeys(km)
+		m.chat.Invalidate()
 	}
-	th, terr := m.opts.themes().Named(m.opts.Theme)
-	if th != nil {
-		m.SetTheme(th)
+	if err != nil {
+		m.notice("warning", err.Error())
 	}
-	for _, err := range []error{kerr, terr} {
+	if m.th.Path != "" {
+		th, err := theme.Load(m.th.Path)
 		if err != nil {
 			m.notice("warning", err.Error())
+		} else {
+			m.SetTheme(th)
 		}
 	}
-	m.chat.Invalidate()
 }
 
 // Quit aborts any run and ends the program; the caller shuts the session down after the terminal

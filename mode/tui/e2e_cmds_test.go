@@ -1,0 +1,58 @@
+package tui_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/atomic-cli/atomic/internal/fakellm"
+	"github.com/atomic-cli/atomic/mode/tui/tuitest"
+)
+
+// TestE2EImport: /import without a path shows the usage, a missing file is a clear error, and a
+// session file exported by an earlier run replaces the current session after the confirmation;
+// the next request carries the imported history.
+func TestE2EImport(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "Answer kept in the export."},
+		fakellm.Turn{Text: "Answer of the second run."},
+		fakellm.Turn{Text: "Continuing the imported one."},
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("the imported question")
+	term.Press("enter")
+	term.WaitFor("Answer kept in the export.")
+	term.Type("/export saved.jsonl")
+	term.Press("enter")
+	term.WaitFor("Session exported to:")
+	quit(t, term)
+
+	term = env.Start(t, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("fake-model")
+	term.Type("a different question")
+	term.Press("enter")
+	term.WaitFor("Answer of the second run.")
+	term.Type("/import")
+	term.Press("enter")
+	term.WaitFor("Usage: /import <path.jsonl>")
+	term.Type("/import nothing-here.jsonl")
+	term.Press("enter")
+	term.WaitFor("Replace current session with")
+	term.Press("enter")
+	term.WaitFor("Failed to import session: file not found")
+	term.Type("/import saved.jsonl")
+	term.Press("enter")
+	term.WaitFor("Replace current session with " + filepath.Join(env.Work, "saved.jsonl") + "?")
+	term.Press("enter")
+	term.WaitFor("Session imported from:", "Answer kept in the export.")
+	term.WaitGone("Answer of the second run.")
+	term.Type("go on")
+	term.Press("enter")
+	term.WaitFor("Continuing the imported one.")
+	if body := string(env.Fake.Requests()[2].Body); !strings.Contains(body, "the imported question") {
+		t.Fatalf("the request after /import lacks the imported history:\n%s", body)
+	}
+	quit(t, term)
+}

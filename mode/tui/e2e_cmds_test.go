@@ -56,3 +56,15 @@ func TestE2EImport(t *testing.T) {
 	}
 	quit(t, term)
 }
+
+// TestE2EChangelog: /changelog shows the compiled-in CHANGELOG.md under "What's New".
+func TestE2EChangelog(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script())
+	term := env.StartSized(t, 100, 60, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/changelog")
+	term.Press("enter")
+	term.WaitFor("What's New", "0.1.0-dev", "Interactive mode")
+	quit(t, term)
+}

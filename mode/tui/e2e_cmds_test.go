@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,5 +67,32 @@ func TestE2EChangelog(t *testing.T) {
 	term.Type("/changelog")
 	term.Press("enter")
 	term.WaitFor("What's New", "0.1.0-dev", "Interactive mode")
+	quit(t, term)
+}
+
+// TestE2EDebug: /debug, typed, writes the
+// rendered lines with their widths and the messages to <agentDir>/atomic-debug.log.
+func TestE2EDebug(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "A reply worth debugging."}))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("a question to log")
+	term.Press("enter")
+	term.WaitFor("A reply worth debugging.")
+	term.Type("/debug")
+	term.Press("enter")
+	path := filepath.Join(env.Agent, "atomic-debug.log")
+	term.WaitFor("Debug log written to:")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	for _, want := range []string{"=== Transcript lines", "=== Screen lines", "(w=", "A reply worth debugging.", `"a question to log"`, "=== Messages (2, JSONL) ==="} {
+		if !strings.Contains(log, want) {
+			t.Fatalf("debug log lacks %q:\n%s", want, log)
+		}
+	}
 	quit(t, term)
 }

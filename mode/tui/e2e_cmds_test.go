@@ -96,3 +96,47 @@ func TestE2EDebug(t *testing.T) {
 	}
 	quit(t, term)
 }
+
+// TestE2ELoginLogout: /login fake asks for an API key in a masked prompt and saves it in
+// auth.json; /logout lists the providers with stored credentials and removes the chosen one.
+func TestE2ELoginLogout(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script())
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/logout")
+	term.Press("enter")
+	term.WaitFor("No stored credentials to remove.")
+
+	term.Type("/login")
+	term.Press("enter")
+	term.WaitFor("Select provider to log in to:", "fake (API key)")
+	term.Press("esc")
+	term.WaitGone("Select provider to log in to:")
+	term.Type("/login fake ") // the trailing space closes the argument completion
+	term.Press("enter")
+	term.WaitFor("API key for fake:")
+	term.Type("sk-secret-1")
+	term.WaitFor("***********")
+	if strings.Contains(term.Screen(), "sk-secret-1") {
+		t.Fatalf("the API key is shown in clear:\n%s", term.Screen())
+	}
+	term.Press("enter")
+	term.WaitFor("Saved API key for fake")
+	authPath := filepath.Join(env.Agent, "auth.json")
+	b, err := os.ReadFile(authPath)
+	if err != nil || !strings.Contains(string(b), `"sk-secret-1"`) {
+		t.Fatalf("auth.json after /login: %s %v", b, err)
+	}
+
+	term.Type("/logout")
+	term.Press("enter")
+	term.WaitFor("Select provider to log out of:", "→ fake")
+	term.Press("enter")
+	term.WaitFor("Logged out of fake")
+	b, err = os.ReadFile(authPath)
+	if err != nil || strings.Contains(string(b), "fake") {
+		t.Fatalf("auth.json after /logout: %s %v", b, err)
+	}
+	quit(t, term)
+}

@@ -170,8 +170,13 @@ type Prompt struct {
 	in          Input
 	cd          countdown
 	done        bool
+	masked      bool
 	onDone      func(text string, ok bool) tea.Cmd
 }
+
+// SetMasked shows every character of the input as '*' (a secret such as an API key); the
+// value is unchanged.
+func (p *Prompt) SetMasked(on bool) { p.masked = on }
 
 // NewPrompt builds an input dialog; onDone is called once with the text, or ok false.
 func NewPrompt(th Theme, keys Keys, title, placeholder string, timeout time.Duration, onDone func(text string, ok bool) tea.Cmd) *Prompt {
@@ -236,7 +241,11 @@ func (p *Prompt) HandleKey(k tea.KeyPressMsg) tea.Cmd {
 
 // Render implements Dialog.
 func (p *Prompt) Render(width int) []string {
-	body := []string{p.in.View(p.th, width, true, p.placeholder)}
+	in := p.in
+	if p.masked {
+		in = Input{text: []rune(strings.Repeat("*", len(p.in.text))), cursor: p.in.cursor}
+	}
+	body := []string{in.View(p.th, width, true, p.placeholder)}
 	hint := Hint(p.th, p.keys.Label(SelectConfirm), "submit", p.keys.Label(SelectCancel), "cancel")
 	return Fit(Frame(p.th, width, p.cd.title(p.title), body, hint), width)
 }

@@ -1,9 +1,11 @@
 package tui_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/atomic-cli/atomic/internal/fakellm"
@@ -137,6 +139,88 @@ func TestE2ELoginLogout(t *testing.T) {
 	b, err = os.ReadFile(authPath)
 	if err != nil || strings.Contains(string(b), "fake") {
 		t.Fatalf("auth.json after /logout: %s %v", b, err)
+	}
+	quit(t, term)
+}
+
+// fakeGH is a `gh` for /share: `auth status` succeeds when $GH_STATE/loggedin exists; `gist
+// create` records its pid, waits forever when $GH_STATE/hang exists, else copies the uploaded
+// file to $GH_STATE/uploaded.html and prints a gist URL.
+const fakeGH = `#!/bin/sh
+case "$1 $2" in
+"auth status")
+  [ -f "$GH_STATE/loggedin" ] && exit 0
+  echo "You are not logged into any GitHub hosts." >&2; exit 1;;
+"gist create")
+  echo $$ > "$GH_STATE/pid"
+  [ "$3" = "--public=false" ] || { echo "expected --public=false, got $3" >&2; exit 1; }
+  [ -f "$GH_STATE/hang" ] && exec sleep 600
+  cp "$4" "$GH_STATE/uploaded.html"
+  echo "- Creating gist session.html" >&2
+  echo "https://gist.github.com/tester/abc123"; exit 0;;
+esac
+echo "unexpected: $*" >&2; exit 2
+`
+
+// TestE2EShare: /share without gh says to install it; with gh not logged in says to log in;
+// Esc on the "Creating gist..." loader kills gh and cancels; otherwise the exported HTML is
+// uploaded as a secret gist and the share and gist URLs are shown.
+func TestE2EShare(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "Reply to share."}, fakellm.Turn{Text: "Second reply."}))
+	empty := t.TempDir()
+	env.Vars = []string{"PATH=" + empty}
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("/share")
+	term.Press("enter")
+	term.WaitFor("GitHub CLI (gh) is not installed.")
+	quit(t, term)
+
+	ghDir, state := t.TempDir(), t.TempDir()
+	env.WriteFile(t, filepath.Join(ghDir, "gh"), fakeGH)
+	if err := os.Chmod(filepath.Join(ghDir, "gh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env.Vars = []string{"PATH=" + ghDir + string(os.PathListSeparator) + os.Getenv("PATH"), "GH_STATE=" + state}
+	term = env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("something to share")
+	term.Press("enter")
+	term.WaitFor("Reply to share.")
+	term.Type("/share")
+	term.Press("enter")
+	term.WaitFor("GitHub CLI is not logged in. Run 'gh auth login' first.")
+
+	env.WriteFile(t, filepath.Join(state, "loggedin"), "")
+	env.WriteFile(t, filepath.Join(state, "hang"), "")
+	term.Type("/share")
+	term.Press("enter")
+	term.WaitFor("Creating gist...")
+	pidFile := filepath.Join(state, "pid")
+	var pid int
+	term.WaitScreen("gh gist create started", func(string) bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		_, err = fmt.Sscan(string(b), &pid)
+		return err == nil
+	})
+	term.Press("esc")
+	term.WaitFor("Share cancelled")
+	term.WaitGone("Creating gist...")
+	if err := syscall.Kill(pid, 0); err == nil {
+		t.Fatalf("gh (pid %d) still runs after the cancel", pid)
+	}
+
+	os.Remove(filepath.Join(state, "hang"))
+	term.Type("/share")
+	term.Press("enter")
+	term.WaitFor("Share URL: https://pi.dev/session/#abc123", "Gist: https://gist.github.com/tester/abc123")
+	b, err := os.ReadFile(filepath.Join(state, "uploaded.html"))
+	if err != nil || !strings.Contains(string(b), "<html") {
+		t.Fatalf("uploaded file: %.200s %v", b, err)
 	}
 	quit(t, term)
 }

@@ -423,7 +423,9 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case command.Do:
-		return msg(m)
+		cmd := msg(m)
+		m.popDone() // a dialog the message closed gives the keyboard back at once
+		return cmd
 	case extMsg:
 		return msg(m)
 	case tea.PasteMsg:

@@ -10,7 +10,7 @@ func TestBuiltinsListed(t *testing.T) {
 	for i, c := range r.List() {
 		listed[c.Name] = i
 	}
-	for _, n := range []string{"import", "changelog", "login", "logout"} {
+	for _, n := range []string{"import", "changelog", "login", "logout", "share"} {
 		if _, ok := listed[n]; !ok {
 			t.Errorf("/%s is not in the autocomplete list", n)
 		}

@@ -1,6 +1,6 @@
 // Package atomic holds what the repository root provides to the program: the release notes
-// (CHANGELOG.md) compiled into the binary. It imports only the standard library, so any package
-// may import it.
+// (CHANGELOG.md) compiled into the binary. atomic imports nothing of the module; every package
+// may use it.
 package atomic
 
 import _ "embed"

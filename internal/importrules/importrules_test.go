@@ -65,7 +65,11 @@ func loadPackages(t *testing.T, root string) map[string]*pkg {
 		for _, im := range f.Imports {
 			ip, _ := strconv.Unquote(im.Path.Value)
 			if ip == module || strings.HasPrefix(ip, module+"/") {
-				pk.imports[strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")] = true
+				im := strings.TrimPrefix(strings.TrimPrefix(ip, module), "/")
+				if im == "" {
+					im = "." // the module root package, named by its relative path
+				}
+				pk.imports[im] = true
 			}
 		}
 		return nil

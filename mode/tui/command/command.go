@@ -7,8 +7,9 @@
 // that waits on extensions) must go into the returned tea.Cmd, which Bubble Tea runs on its own
 // goroutine; to touch the screen again from there, return a Do message.
 //
-// command imports session, ext, llm, mcp, store, resource, export, mode/tui/component, mode/tui/fuzzy,
-// mode/tui/keys, mode/tui/selector, mode/tui/slot and mode/tui/theme; mode/tui imports it. Nothing here is safe for concurrent use except Do messages.
+// command imports session, ext, llm, mcp, model, store, resource, export, internal/procgroup, `.`
+// (the module root, for the changelog), mode/tui/component, mode/tui/fuzzy, mode/tui/keys,
+// mode/tui/selector, mode/tui/slot and mode/tui/theme; mode/tui imports it. Nothing here is safe for concurrent use except Do messages.
 package command
 
 import (

@@ -677,7 +677,11 @@ func (s *server) use(ctx context.Context, what string, fn func(context.Context, 
 	// say how the server went.
 	select {
 	case <-waitDone(sess):
-		s.ended(gen, err)
+		// Whichever of this call and watch records the end first reconnects a keep-alive
+		// server; the other sees the generation over.
+		if s.ended(gen, err) {
+			s.scheduleReconnect()
+		}
 	case <-time.After(2 * time.Second):
 	}
 	var tail string

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -120,14 +121,23 @@ func (o *Options) checkExtensionSources(cwd string) error {
 	return errors.Join(errs...)
 }
 
+// interactiveBlockNotice is how long a callback must block the Node host before the interactive
+// mode shows a warning naming it (print, JSON and RPC mode log it after host.Options.WarnAfter).
+const interactiveBlockNotice = 2 * time.Second
+
 // newScriptHost starts the Node extension host for paths in the background; timeout bounds each
 // awaited handler (extensionHandlerTimeoutMs).
 func (o *Options) newScriptHost(paths []string, agentDir, cwd string, settings resource.Settings) *host.Supervisor {
-	sup := node.New(paths, host.Options{
+	hopts := host.Options{
 		Dir: cwd, Stderr: o.Stderr, Version: version, AgentDir: agentDir,
 		HandlerTimeout: settings.ExtensionHandlerTimeout(), ShellPath: settings.ShellPath,
 		Logf: func(format string, args ...any) { fmt.Fprintf(o.Stderr, "Warning: "+format+"\n", args...) },
-	}, node.Options{Getenv: o.Getenv, TranspileCache: transpileCacheDir(agentDir)})
+	}
+	if o.modeName() == "tui" {
+		// Stderr becomes transcript warnings there: name only a stall a user would notice.
+		hopts.NoticeAfter = interactiveBlockNotice
+	}
+	sup := node.New(paths, hopts, node.Options{Getenv: o.Getenv, TranspileCache: transpileCacheDir(agentDir)})
 	sup.Start()
 	return sup
 }

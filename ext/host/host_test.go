@@ -274,6 +274,20 @@ func TestHangIsNamedThenUnresponsive(t *testing.T) {
 	}
 }
 
+// NoticeAfter (the interactive mode's) keeps a stall shorter than it out of the log; the host is
+// still declared unresponsive after DeadAfter.
+func TestShortStallIsNotNoticed(t *testing.T) {
+	s, log := fakeWith(t, func(o *Options) { o.NoticeAfter = time.Hour }, "on tool_call\n")
+	r, _ := load(t, s)
+	_, err := toolCall(r, "hang")
+	if !errors.Is(err, ext.ErrBlocked) || !strings.Contains(err.Error(), "unresponsive for 400ms") {
+		t.Fatalf("err %v", err)
+	}
+	if strings.Contains(log.String(), "has blocked the host") {
+		t.Fatalf("a stall shorter than NoticeAfter was logged: %q", log)
+	}
+}
+
 func TestCrashLoopDisablesTheHost(t *testing.T) {
 	s, log := fake(t, "on tool_call\n")
 	s.opts.MaxRestarts = 2

@@ -627,7 +627,7 @@ func (p *process) monitor(warn, dead time.Duration) {
 				p.fail(fmt.Errorf("the %s extension host was unresponsive for %v (no heartbeat) while running %s", p.sup.name(), dead, what))
 				return
 			}
-			if !warned {
+			if !warned && gap >= p.sup.opts.NoticeAfter {
 				warned = true
 				p.sup.logf("extension host (%s): %s has blocked the host for %v", p.sup.name(), what, gap.Round(time.Millisecond))
 			}

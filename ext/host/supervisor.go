@@ -49,6 +49,10 @@ type Options struct {
 	// HandlerTimeout, or 1 s without one), so a host is restarted only when it stays
 	// unresponsive as long as a handler may run.
 	WarnAfter, DeadAfter time.Duration
+	// NoticeAfter is the heartbeat gap after which Logf names the callback blocking the host
+	// (default WarnAfter). The interactive mode, whose log is the transcript, sets it longer so
+	// a short stall on a loaded machine is not reported to the user.
+	NoticeAfter time.Duration
 	// StartTimeout bounds starting and initializing the host (10 s); LoadTimeout bounds one
 	// extension factory, async work included (30 s).
 	StartTimeout, LoadTimeout time.Duration
@@ -63,6 +67,9 @@ func (o *Options) defaults() {
 	}
 	if o.WarnAfter <= 0 {
 		o.WarnAfter = 250 * time.Millisecond
+	}
+	if o.NoticeAfter < o.WarnAfter {
+		o.NoticeAfter = o.WarnAfter
 	}
 	if o.DeadAfter <= 0 {
 		o.DeadAfter = max(o.HandlerTimeout, time.Second)

@@ -89,12 +89,32 @@ type footerStats struct {
 	ctxTokens                      int64   // the context size behind ctxPercent
 	window                         int
 	name                           string // session name
+	// multiProvider: models of more than one provider are available (authenticated), so the
+	// model is prefixed with its provider (tui.md §1.3).
+	multiProvider bool
+}
+
+// multiProvider reports whether the available models come from more than one provider.
+func multiProvider(available []*llm.Model) bool {
+	first := ""
+	for _, md := range available {
+		switch {
+		case first == "":
+			first = md.Provider
+		case md.Provider != first:
+			return true
+		}
+	}
+	return false
 }
 
 func (m *model) stats() footerStats {
 	s := m.rt.Session()
 	st, err := s.Stats()
 	fs := footerStats{ctxPercent: -1, name: s.SessionName()}
+	if reg := s.Registry(); reg != nil {
+		fs.multiProvider = multiProvider(reg.Available())
+	}
 	if md := s.Model(); md != nil {
 		fs.window = int(md.ContextWindow)
 	}
@@ -218,6 +238,12 @@ func (m *model) footer(w int) []string {
 	}
 	lw := component.Width(leftS)
 	room := w - lw - 2
+	if md := s.Model(); md != nil && fs.multiProvider && right != "" {
+		// The provider prefix only when it fits whole (pi drops it before truncating the model).
+		if withProvider := "(" + md.Provider + ") " + right; component.Width(withProvider) <= room {
+			right = withProvider
+		}
+	}
 	var line2 string
 	if room < 1 {
 		line2 = component.Truncate(leftS, w, "")

@@ -537,3 +537,32 @@ func TestE2ESessionCommands(t *testing.T) {
 		t.Fatalf("session files %v, want the original, the clone and the new one", files)
 	}
 }
+
+// TestE2EFooterNamesProviderWhenSeveral: with models of two authenticated providers the
+// footer's model is prefixed with its provider, as pi does (tui.md §1.3); with one it is not.
+func TestE2EFooterNamesProviderWhenSeveral(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(fakellm.Turn{Text: "unused"}))
+	single := env.Start(t, bin, "--model", "fake/fake-model", "--no-session")
+	single.WaitFor("fake-model")
+	if strings.Contains(single.Screen(), "(fake)") {
+		t.Fatalf("one provider, yet the footer names it:\n%s", single.Screen())
+	}
+	quit(t, single)
+
+	models := map[string]any{"providers": map[string]any{
+		"fake": map[string]any{
+			"baseUrl": env.Fake.URL(), "api": llm.APIAnthropicMessages, "apiKey": "fake-key",
+			"models": []any{map[string]any{"id": "fake-model", "name": "Fake Model", "contextWindow": 100000, "maxTokens": 4096}},
+		},
+		"other": map[string]any{
+			"baseUrl": env.Fake.URL(), "api": llm.APIAnthropicMessages, "apiKey": "other-key",
+			"models": []any{map[string]any{"id": "other-model", "name": "Other Model", "contextWindow": 100000, "maxTokens": 4096}},
+		},
+	}}
+	b, _ := json.Marshal(models)
+	env.WriteFile(t, filepath.Join(env.Agent, "models.json"), string(b))
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session")
+	term.WaitFor("(fake) fake-model")
+	quit(t, term)
+}

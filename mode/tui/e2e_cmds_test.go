@@ -3,6 +3,7 @@ package tui_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -221,6 +222,54 @@ func TestE2EShare(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(state, "uploaded.html"))
 	if err != nil || !strings.Contains(string(b), "<html") {
 		t.Fatalf("uploaded file: %.200s %v", b, err)
+	}
+	quit(t, term)
+}
+
+// TestE2ELoginOAuth: /login on a provider an extension registered with an OAuth login runs that
+// login in the UI: its URL is shown, its prompt is answered in the editor slot, and the
+// credential lands in auth.json.
+func TestE2ELoginOAuth(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script())
+	ext := filepath.Join(env.Work, "corp.ts")
+	env.WriteFile(t, ext, `export default function (pi: any) {
+	pi.registerProvider("corp", {
+		baseUrl: "http://127.0.0.1:9/v1",
+		api: "openai-completions",
+		models: [{ id: "corp-1", name: "Corp", contextWindow: 8000, maxTokens: 1000 }],
+		oauth: {
+			name: "Corp SSO",
+			async login(callbacks: any) {
+				callbacks.onAuth({ url: "https://sso.example/auth" });
+				const code = await callbacks.onPrompt({ message: "Enter code:" });
+				return { refresh: "r-" + code, access: code, expires: Date.now() + 3600000 };
+			},
+			async refreshToken(c: any) { return c; },
+			getApiKey(c: any) { return "key-" + c.access; },
+		},
+	});
+}
+`)
+	term := env.StartSized(t, 100, 40, bin, "--model", "fake/fake-model", "-e", ext)
+	term.WaitFor("fake-model")
+	term.Type("/login")
+	term.Press("enter")
+	term.WaitFor("Select provider to log in to:", "corp (OAuth)")
+	term.Press("esc")
+	term.WaitGone("Select provider to log in to:")
+	term.Type("/login corp ") // the trailing space closes the argument completion
+	term.Press("enter")
+	term.WaitFor("https://sso.example/auth", "Enter code:")
+	term.Type("tok")
+	term.Press("enter")
+	term.WaitFor("Logged in to corp (oauth)")
+	b, err := os.ReadFile(filepath.Join(env.Agent, "auth.json"))
+	if err != nil || !strings.Contains(string(b), `"corp"`) || !strings.Contains(string(b), `"r-tok"`) {
+		t.Fatalf("auth.json after the OAuth login: %s %v", b, err)
 	}
 	quit(t, term)
 }

@@ -227,3 +227,30 @@ func TestE2ECustomEditorModal(t *testing.T) {
 	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
 }
+
+// TestE2ECustomEditorCtrlC: with pi's modal editor in the editor's place, the first Ctrl+C
+// clears the typed text and keeps atomic running (as with the built-in editor); a second press
+// right after quits.
+func TestE2ECustomEditorCtrlC(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script())
+	extPath, err := filepath.Abs(filepath.Join("testdata", "pi-examples", "modal-editor.ts"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
+	term.WaitFor("fake-model", "INSERT")
+	term.Type("abcQ")
+	term.WaitFor("abcQ")
+	term.Press("ctrl+c")
+	term.WaitScreen("the text cleared, the editor still shown", func(s string) bool {
+		return !strings.Contains(s, "abcQ") && strings.Contains(s, "INSERT") && strings.Contains(s, "fake-model")
+	})
+	term.Type("still here")
+	term.WaitFor("still here", "INSERT", "fake-model")
+	term.Press("ctrl+c", "ctrl+c")
+	term.WaitExit()
+}

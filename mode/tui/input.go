@@ -75,7 +75,9 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.km.Matches(k, keys.Clear) && time.Since(m.lastCtrlC) < doublePress {
 			return m.Quit()
 		}
-		if m.km.Matches(k, keys.Clear) {
+		// A custom editor passes Ctrl+C on as the app.clear action (EditorAction), which
+		// counts the press itself: counting it here too would make that first press quit.
+		if cd, ok := d.(*customDialog); m.km.Matches(k, keys.Clear) && (!ok || !cd.editor) {
 			m.lastCtrlC = time.Now()
 		}
 		cmd := d.HandleKey(k)

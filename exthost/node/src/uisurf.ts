@@ -361,6 +361,15 @@ function wireEditor(c: any, ctx: number): void {
 	c.onSubmit = (text: string) => notify("ui.editor.submit", { ctx, text: String(text ?? "") });
 	c.onChange = (text: string) => notify("ui.editor.change", { ctx, text: String(text ?? "") });
 	if (c.actionHandlers instanceof Map) {
+		// app.clear (Ctrl+C) empties the replacement editor as it does the built-in one, unless the
+		// extension bound it itself; the core counts the press for the double Ctrl+C that quits.
+		if (!c.actionHandlers.has("app.clear")) {
+			const passOn = action("app.clear");
+			c.actionHandlers.set("app.clear", () => {
+				if (typeof c.setText === "function") c.setText("");
+				passOn();
+			});
+		}
 		for (const a of APP_ACTIONS) if (!c.actionHandlers.has(a)) c.actionHandlers.set(a, action(a));
 		c.onEscape ??= action("app.interrupt");
 		c.onCtrlD ??= action("app.exit");

@@ -566,3 +566,32 @@ func TestE2EFooterNamesProviderWhenSeveral(t *testing.T) {
 	term.WaitFor("(fake) fake-model")
 	quit(t, term)
 }
+
+// TestE2ECompactCancelled: Escape during /compact (the planner's request stalls) cancels it and
+// says so as pi does — "Compaction cancelled" — not as a failure with the abort as its cause.
+func TestE2ECompactCancelled(t *testing.T) {
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{Text: "done one"},
+		fakellm.Turn{Text: "done two"},
+		fakellm.Turn{Text: "1-4", Stall: fakellm.StallHeaders}, // the planner never answers
+	))
+	term := env.Start(t, bin, "--model", "fake/fake-model")
+	term.WaitFor("fake-model")
+	term.Type("first task")
+	term.Press("enter")
+	term.WaitFor("done one")
+	term.Type("second task")
+	term.Press("enter")
+	term.WaitFor("done two")
+	term.Type("/compact")
+	term.Press("enter")
+	term.WaitFor("Compacting context")
+	term.Press("esc")
+	term.WaitFor("Compaction cancelled")
+	term.WaitGone("Compacting context")
+	if s := term.Screen(); strings.Contains(s, "Compaction failed") || strings.Contains(s, "aborted") {
+		t.Fatalf("the cancel is shown as a failure:\n%s", s)
+	}
+	quit(t, term)
+}

@@ -221,7 +221,14 @@ func (m *model) onSessionEvent(e evSession) tea.Cmd {
 	case "compaction_end":
 		m.compacting = false
 		d := data()
-		if msg, _ := d["errorMessage"].(string); msg != "" {
+		msg, _ := d["errorMessage"].(string)
+		switch {
+		case d["aborted"] == true && d["reason"] == "manual":
+			// pi: a cancelled /compact is an error line, not the abort's cause.
+			m.notice("error", "Compaction cancelled")
+		case d["aborted"] == true:
+			m.notice("info", "Auto-compaction cancelled")
+		case msg != "":
 			m.notice("error", "Compaction failed: "+msg)
 		}
 	case "model_changed", "thinking_level_changed", "session_info_changed":

@@ -169,6 +169,9 @@ type Term struct {
 	exited  bool
 	code    int
 	title   string
+
+	// readDone is closed when readLoop has read the terminal to its end.
+	readDone chan struct{}
 }
 
 // Size is the default terminal size of Start.
@@ -193,7 +196,7 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 	if err != nil {
 		t.Fatalf("tuitest: start %s: %v", bin, err)
 	}
-	term := &Term{t: t, cmd: cmd, ptmx: ptmx, emu: vt.NewSafeEmulator(w, h), record: true}
+	term := &Term{t: t, cmd: cmd, ptmx: ptmx, emu: vt.NewSafeEmulator(w, h), record: true, readDone: make(chan struct{})}
 	term.cond = sync.NewCond(&term.mu)
 	term.emu.SetCallbacks(vt.Callbacks{Title: func(s string) {
 		term.mu.Lock()
@@ -205,6 +208,13 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 	go term.replyLoop()
 	go func() {
 		err := cmd.Wait()
+		// What the program wrote before it exited is read before the exit is reported, so a
+		// test looking at the screen after WaitExit sees all of it. The terminal ends when its
+		// last writer closes it; a child left holding it bounds the wait.
+		select {
+		case <-term.readDone:
+		case <-time.After(2 * time.Second):
+		}
 		term.mu.Lock()
 		term.exited = true
 		term.code = cmd.ProcessState.ExitCode()
@@ -231,6 +241,7 @@ func (e *Env) StartSized(t testing.TB, w, h int, bin string, args ...string) *Te
 
 // readLoop feeds the program's output to the virtual terminal and wakes the waiters.
 func (t *Term) readLoop() {
+	defer close(t.readDone)
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := t.ptmx.Read(buf)

@@ -204,7 +204,13 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 			return nil, err
 		}
 	}
-	s, err := rt.build(st, old.Model(), old.ThinkingLevel())
+	mdl, restored := old.Model(), false
+	if reason == "resume" {
+		if m := rt.sessionModel(st); m != nil && (mdl == nil || m.Provider != mdl.Provider || m.ID != mdl.ID) {
+			mdl, restored = m, true
+		}
+	}
+	s, err := rt.build(st, mdl, old.ThinkingLevel())
 	if err != nil {
 		if st != old.store {
 			st.Close()
@@ -223,8 +229,35 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 	}
 	rt.beforeStart(s)
 	s.Start(ctx, reason, prevFile)
+	if restored {
+		emit[ext.None](s, ctx, ext.ModelSelect{Model: mdl, PreviousModel: old.Model(), Source: "restore"})
+	}
 	rt.announce(s, reason, prevFile)
 	return s, nil
+}
+
+// sessionModel is the model a resumed session last used, as pi's switchSession restores it: the
+// registry's model of that provider and id when its provider has auth and atomic speaks its API;
+// nil otherwise (the current model stays).
+func (rt *Runtime) sessionModel(st *store.Session) *llm.Model {
+	reg := rt.base.Registry
+	if reg == nil || st == nil {
+		return nil
+	}
+	info, _ := st.ContextInfo()
+	if info.Model == nil {
+		return nil
+	}
+	m := reg.Find(info.Model.Provider, info.Model.ModelID)
+	if m == nil || !reg.HasAuth(m.Provider) {
+		return nil
+	}
+	if rt.base.Provider == nil {
+		if _, err := ProviderFor(m.API); err != nil {
+			return nil
+		}
+	}
+	return m
 }
 
 // serially runs one replacement (its before-event included) while holding the replacement lock,

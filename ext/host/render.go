@@ -38,8 +38,10 @@ func (t *renderTable) get(key string) func() {
 	return t.keys[key]
 }
 
-// render asks the host for lines; ok false when there is no host, the call failed (logged) or
-// the renderer declined (null).
+// render asks the host for lines; ok false when there is no host, the call failed or the
+// renderer declined (null). A renderer that throws is not reported: the slot falls back to the
+// built-in rendering, as pi's tool and message components do silently (a renderCall often
+// throws on the half-streamed arguments of a call, and pi users never see it).
 func (s *Supervisor) render(ctx context.Context, method string, a protocol.RenderParams, what string) ([]string, bool) {
 	p, err := s.ensure()
 	if err != nil {
@@ -47,9 +49,6 @@ func (s *Supervisor) render(ctx context.Context, method string, a protocol.Rende
 	}
 	raw, err := p.call(ctx, method, a, what, nil)
 	if err != nil {
-		if ctx.Err() == nil {
-			s.logf("extension host (%s): %s: %v", s.name(), what, errorText(err))
-		}
 		return nil, false
 	}
 	var res *protocol.RenderResult

@@ -254,3 +254,39 @@ func TestE2ECustomEditorCtrlC(t *testing.T) {
 	term.Press("ctrl+c", "ctrl+c")
 	term.WaitExit()
 }
+
+// throwingRenderer's tool has a renderCall that throws on every call.
+const throwingRenderer = `import { Type } from "@sinclair/typebox";
+export default function (pi) {
+	pi.registerTool({
+		name: "probe", label: "probe", description: "probe", parameters: Type.Object({ x: Type.String() }),
+		async execute() { return { content: [{ type: "text", text: "PROBE-DONE" }], details: {} }; },
+		renderCall(args) { return args.missing.length; },
+	});
+}
+`
+
+// TestE2EThrowingRendererFallsBackSilently: a renderCall that throws (pi's examples do on
+// half-streamed arguments) leaves the built-in row and puts no warning in the transcript, as pi
+// falls back silently.
+func TestE2EThrowingRendererFallsBackSilently(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("needs node")
+	}
+	bin := tuitest.Build(t)
+	env := tuitest.NewEnv(t, script(
+		fakellm.Turn{ToolCalls: []fakellm.ToolCall{fakellm.Call("probe", map[string]any{"x": "y"})}},
+		fakellm.Turn{Text: "All probed."},
+	))
+	extPath := filepath.Join(env.Work, "throwing.ts")
+	env.WriteFile(t, extPath, throwingRenderer)
+	term := env.Start(t, bin, "--model", "fake/fake-model", "--no-session", "-e", extPath)
+	term.WaitFor("fake-model")
+	term.Type("probe it")
+	term.Press("enter")
+	term.WaitFor("probe", "PROBE-DONE", "All probed.")
+	if s := term.Screen(); strings.Contains(s, "Warning") || strings.Contains(s, "renderer of") {
+		t.Fatalf("a throwing renderer was reported in the transcript:\n%s", s)
+	}
+	quit(t, term)
+}

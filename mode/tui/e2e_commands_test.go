@@ -60,6 +60,9 @@ func TestE2EModelSwitch(t *testing.T) {
 	twoModels(t, env)
 	term := env.Start(t, bin, "--model", "fake/fake-model")
 	term.WaitFor("fake-model")
+	term.Type("/name")
+	term.Press("enter")
+	term.WaitFor("Usage: /name")
 	term.Type("/model")
 	term.Press("enter")
 	term.WaitFor("Select model", "→ fake-model [fake] ✓", "fake-large [fake]")
@@ -68,6 +71,10 @@ func TestE2EModelSwitch(t *testing.T) {
 	term.Press("enter")
 	term.WaitFor("Model: fake-large")
 	term.WaitGone("Select model")
+	// The switch leaves the transcript as it was: the earlier notice is still there.
+	if !strings.Contains(term.Screen(), "Usage: /name") {
+		t.Fatalf("the notice before /model was wiped:\n%s", term.Screen())
+	}
 	term.Type("hello")
 	term.Press("enter")
 	term.WaitFor("Answered by the large one.")

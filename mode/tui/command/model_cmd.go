@@ -45,8 +45,9 @@ func setModel(h Host, m *llm.Model) tea.Cmd {
 		if err := s.SetModel(m); err != nil {
 			return notify("error", "Failed to set model: "+err.Error())
 		}
+		// No rebuild: the footer follows the model_changed event, and the transcript (notices
+		// included) stays as it is, as with Ctrl+P and in pi.
 		return later(func(h Host) tea.Cmd {
-			h.Reload()
 			h.Notify("info", "Model: "+m.ID)
 			if warn := saveSettings(h, "defaultProvider", m.Provider, "defaultModel", m.ID); warn != "" {
 				h.Notify("warning", warn)

@@ -67,7 +67,7 @@ func (o *Options) startScriptExtensions(agentDir, cwd string) *scriptExtensions 
 		d = resource.DiscoverExtensions(opts)
 	}
 	for _, w := range d.Warnings {
-		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+		o.warnOnce(w)
 	}
 	if len(d.Untrusted) > 0 && trust.source != "no-approve" {
 		fmt.Fprintf(o.Stderr, "Warning: skipping %d project extension(s) (%s): the project is not trusted; pass --approve (-a) or trust it in %s/trust.json\n",

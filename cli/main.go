@@ -123,7 +123,7 @@ func run(o *Options) error {
 	reg, warnings := model.Load(agentDir)
 	reg.SetAPIFilter(func(api string) bool { _, err := session.ProviderFor(api); return err == nil })
 	for _, w := range warnings {
-		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+		o.warnOnce(w)
 	}
 	if o.ListModels {
 		loadExtensionProviders(o, reg, agentDir) // providers registered by extensions are listed too (ext_providers.go)

@@ -22,7 +22,7 @@ import (
 func (o *Options) loadMCP(agentDir, cwd string) *mcp.Manager {
 	cfg, errs := o.mcpConfig(agentDir, cwd)
 	for _, err := range errs {
-		fmt.Fprintf(o.Stderr, "Warning: %v\n", err)
+		o.warnOnce(err)
 	}
 	if len(cfg.Servers) == 0 {
 		return nil

@@ -86,6 +86,24 @@ type Options struct {
 	StdinIsTTY, StdoutIsTTY bool
 	// Getenv reads the environment (tests inject theirs).
 	Getenv func(string) string
+
+	// warned holds the warnings warnOnce printed (one file is read by several loaders).
+	warned map[string]bool
+}
+
+// warnOnce prints "Warning: <err>" on Stderr unless the same text was printed already in this
+// run: settings.json, for one, is read by the settings, the extension discovery and the package
+// loaders, and a broken file is reported once.
+func (o *Options) warnOnce(err error) {
+	text := err.Error()
+	if o.warned[text] {
+		return
+	}
+	if o.warned == nil {
+		o.warned = map[string]bool{}
+	}
+	o.warned[text] = true
+	fmt.Fprintf(o.Stderr, "Warning: %s\n", text)
 }
 
 // newRootCmd builds the cobra command that parses into opts and calls run.

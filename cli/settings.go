@@ -18,7 +18,7 @@ func (o *Options) loadSettings(agentDir, cwd string) resource.Settings {
 	trusted := o.projectTrusted(agentDir, cwd, nil).trusted
 	s, warnings := resource.LoadSettings(resource.SettingsOptions{AgentDir: agentDir, Cwd: cwd, ProjectTrusted: trusted})
 	for _, w := range warnings {
-		fmt.Fprintf(o.Stderr, "Warning: %v\n", w)
+		o.warnOnce(w)
 	}
 	if s.DefaultThinkingLevel != "" && !llm.ValidThinkingLevel(s.DefaultThinkingLevel) {
 		fmt.Fprintf(o.Stderr, "Warning: settings: defaultThinkingLevel: unknown level %q (use %s); ignoring it\n", s.DefaultThinkingLevel, strings.Join(llm.ThinkingLevels, ", "))

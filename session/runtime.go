@@ -210,7 +210,13 @@ func (rt *Runtime) replace(ctx context.Context, reason, target string, prepare f
 			mdl, restored = m, true
 		}
 	}
-	s, err := rt.build(st, mdl, old.ThinkingLevel())
+	thinking := old.ThinkingLevel()
+	if _, empty := st.ContextInfo(); reason == "resume" && !empty {
+		// A resumed session keeps its own thinking level ("" takes it from the file), as pi's
+		// switchSession restores it; the current level is not written into the other file.
+		thinking = ""
+	}
+	s, err := rt.build(st, mdl, thinking)
 	if err != nil {
 		if st != old.store {
 			st.Close()

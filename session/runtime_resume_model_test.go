@@ -77,3 +77,62 @@ func TestSwitchSessionRestoresTheSessionsModel(t *testing.T) {
 		t.Fatalf("model_select events %+v, want one restore b/mb from a/ma", selects)
 	}
 }
+
+// A resumed session keeps the thinking level it was left at (pi's switchSession restores it),
+// and nothing is appended to its file for the level of the session switched from.
+func TestSwitchSessionRestoresTheSessionsThinkingLevel(t *testing.T) {
+	dir := t.TempDir()
+	agentDir := t.TempDir()
+	models := `{"providers": {"a": {"baseUrl": "http://127.0.0.1:1", "api": "anthropic-messages", "apiKey": "ka",
+		"models": [{"id": "ma", "reasoning": true}]}}}`
+	if err := os.WriteFile(filepath.Join(agentDir, "models.json"), []byte(models), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg, errs := model.Load(agentDir)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	ma := reg.Find("a", "ma")
+	sessions := filepath.Join(dir, "sessions")
+	start := func(level string) *Runtime {
+		st, err := store.Create(dir, sessions, store.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := NewRuntime(context.Background(), Options{Store: st, Model: ma, ThinkingLevel: level, Registry: reg,
+			Provider: textProvider("ok")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rt
+	}
+	first := start("high")
+	if err := first.Prompt(context.Background(), "thinking hard", nil); err != nil {
+		t.Fatal(err)
+	}
+	fileHigh := first.Session().store.SessionFile()
+	first.Shutdown(context.Background())
+	before, err := os.ReadFile(fileHigh)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	rt := start("low")
+	defer rt.Shutdown(context.Background())
+	if err := rt.Prompt(context.Background(), "thinking a little", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.SwitchSession(context.Background(), fileHigh, ext.SwitchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := rt.Session().ThinkingLevel(); got != "high" {
+		t.Fatalf("after /resume the thinking level is %q, want high (the session's)", got)
+	}
+	after, err := os.ReadFile(fileHigh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(after) != string(before) {
+		t.Fatalf("resuming changed the file:\n%s", after[len(before):])
+	}
+}

@@ -108,21 +108,10 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			m.ed.ReplaceBeforeCursor(1, "\n")
 			return nil
 		}
-		text := strings.TrimSpace(m.ed.Value())
-		if text == "" {
-			return nil
-		}
-		m.ed.AddHistory(text)
-		m.ed.Reset()
-		m.complete = nil
-		return m.submit(text)
+		return m.submitEditor()
 	}
 	if m.km.Matches(k, keys.Tab) {
-		m.refreshCompletion(true)
-		if m.complete != nil && len(m.complete.items) == 1 {
-			return m.applyCompletion(false)
-		}
-		return nil
+		return m.tabComplete()
 	}
 	if m.ed.HandleKey(k) {
 		m.refreshCompletion(false)
@@ -202,26 +191,38 @@ func (m *model) onKeyStarting(k tea.KeyPressMsg) tea.Cmd {
 			m.ed.ReplaceBeforeCursor(1, "\n")
 			return nil
 		}
-		text := strings.TrimSpace(m.ed.Value())
-		if text == "" {
-			return nil
-		}
-		m.ed.AddHistory(text)
-		m.ed.Reset()
-		m.complete, m.completeStale = nil, false
-		return m.submit(text)
+		return m.submitEditor()
 	case m.km.Matches(k, keys.Tab):
-		m.refreshCompletion(true)
-		if m.complete != nil && len(m.complete.items) == 1 {
-			return m.applyCompletion(false)
-		}
-		return nil
+		return m.tabComplete()
 	}
 	if m.ed.HandleKey(k) {
 		m.refreshCompletion(false)
 		return nil
 	}
 	m.held = append(m.held, k) // maybe an extension shortcut: known once extensions are loaded
+	return nil
+}
+
+// submitEditor sends the editor's trimmed text (nothing when it is blank): it joins the history,
+// the editor and the completion list are cleared.
+func (m *model) submitEditor() tea.Cmd {
+	text := strings.TrimSpace(m.ed.Value())
+	if text == "" {
+		return nil
+	}
+	m.ed.AddHistory(text)
+	m.ed.Reset()
+	m.complete, m.completeStale = nil, false
+	return m.submit(text)
+}
+
+// tabComplete is Tab in the editor: the completion list is refreshed and, when it holds one
+// item, that item is applied.
+func (m *model) tabComplete() tea.Cmd {
+	m.refreshCompletion(true)
+	if m.complete != nil && len(m.complete.items) == 1 {
+		return m.applyCompletion(false)
+	}
 	return nil
 }
 

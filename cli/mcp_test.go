@@ -28,11 +28,21 @@ func cmdMCPHTTP(ts *testscript.TestScript, neg bool, args []string) {
 	sdk.AddTool(server, &sdk.Tool{Name: "echo", Description: "Echo the text back over HTTP"}, func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "web:" + in.Text}}}, nil, nil
 	})
+	// stop ends a hanging call when the script ends: the server keeps the session (and the
+	// call's context) after atomic has gone, and srv.Close waits for every handler.
+	stop := make(chan struct{})
 	sdk.AddTool(server, &sdk.Tool{Name: "hang", Description: "Never answers"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
-		<-ctx.Done()
-		return nil, nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-stop:
+			return nil, nil, context.Canceled
+		}
 	})
 	srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server }, nil))
-	ts.Defer(srv.Close)
+	ts.Defer(func() {
+		close(stop)
+		srv.Close()
+	})
 	ts.Setenv(args[0], srv.URL)
 }
